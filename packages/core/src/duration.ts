@@ -1,0 +1,45 @@
+import { ValidationError } from './errors.js';
+
+/**
+ * A length of time: a number of milliseconds, or a string such as `'250ms'`, `'30s'`, `'10m'`,
+ * `'2h'` or `'1d'`.
+ */
+export type Duration = number | `${number}${'ms' | 's' | 'm' | 'h' | 'd'}`;
+
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const DURATION_PATTERN = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
+
+/**
+ * Converts a {@link Duration} to whole milliseconds.
+ *
+ * @param where - where the value came from, named in the error (e.g. `nodes.charge.timeout`)
+ * @throws ValidationError when the value is negative, not finite, or not of the form `<number><unit>`
+ */
+export function toMilliseconds(duration: Duration, where = 'duration'): number {
+  if (typeof duration === 'number') {
+    if (!Number.isFinite(duration) || duration < 0) {
+      throw new ValidationError(where, [
+        { path: where, message: `expected a non-negative finite number of milliseconds, got ${duration}` },
+      ]);
+    }
+    return Math.round(duration);
+  }
+  const match = DURATION_PATTERN.exec(String(duration).trim());
+  if (!match) {
+    throw new ValidationError(where, [
+      {
+        path: where,
+        message: `expected a duration such as 500, '250ms', '30s', '10m', '2h' or '1d', got ${JSON.stringify(duration)}`,
+      },
+    ]);
+  }
+  const amount = Number(match[1]);
+  const unit = match[2] as keyof typeof UNIT_MS;
+  return Math.round(amount * UNIT_MS[unit]);
+}
+
+/** Whether a value is a well-formed {@link Duration}. */
+export function isDuration(value: unknown): value is Duration {
+  if (typeof value === 'number') return Number.isFinite(value) && value >= 0;
+  return typeof value === 'string' && DURATION_PATTERN.test(value.trim());
+}

@@ -1,0 +1,149 @@
+/**
+ * Every error Cyclone raises on purpose extends {@link CycloneError} and carries a stable string
+ * `code`, so callers can branch on it even when two copies of the library are installed (an
+ * `instanceof` across copies is unreliable; use {@link isCycloneError} or compare `code`).
+ */
+
+/** Options shared by every Cyclone error. */
+export interface CycloneErrorOptions {
+  /** The error that caused this one. */
+  readonly cause?: unknown;
+}
+
+/** The base class of every error Cyclone raises on purpose. */
+export abstract class CycloneError extends Error {
+  /** A stable machine-readable code, e.g. `ALREADY_TERMINAL`. */
+  abstract readonly code: string;
+
+  constructor(message: string, options?: CycloneErrorOptions) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+  }
+}
+
+/** Whether a value is a Cyclone error, optionally with a given code; works across installed copies. */
+export function isCycloneError(value: unknown, code?: string): value is CycloneError {
+  if (!(value instanceof Error)) return false;
+  const candidate = (value as { code?: unknown }).code;
+  if (typeof candidate !== 'string') return false;
+  if (code !== undefined) return candidate === code;
+  return value instanceof CycloneError || candidate.length > 0;
+}
+
+/** The operation needs a run that is not terminal, and the run is `completed`, `failed` or `cancelled`. */
+export class AlreadyTerminalError extends CycloneError {
+  readonly code = 'ALREADY_TERMINAL';
+  constructor(
+    readonly runId: string,
+    readonly state: string,
+    options?: CycloneErrorOptions,
+  ) {
+    super(`run ${runId} is already terminal (state ${state})`, options);
+  }
+}
+
+/** `retry` named a node or step that is not an exhausted (`discarded`) step, or the run has none. */
+export class NoExhaustedNodeError extends CycloneError {
+  readonly code = 'NO_EXHAUSTED_NODE';
+  constructor(
+    readonly runId: string,
+    readonly node: string | undefined,
+    options?: CycloneErrorOptions,
+  ) {
+    super(
+      node === undefined
+        ? `run ${runId} has no exhausted (discarded) node to retry`
+        : `node ${node} of run ${runId} is not an exhausted (discarded) step`,
+      options,
+    );
+  }
+}
+
+/** A retry would reopen a child node whose child run completed without a result for the node. */
+export class ChildNotRetryableError extends CycloneError {
+  readonly code = 'CHILD_NOT_RETRYABLE';
+  constructor(
+    readonly runId: string,
+    readonly node: string,
+    readonly childRunId: string,
+    options?: CycloneErrorOptions,
+  ) {
+    super(
+      `child node ${node} of run ${runId} cannot be retried: child run ${childRunId} completed without a result for it`,
+      options,
+    );
+  }
+}
+
+/** `pause` on a run that is already paused. */
+export class AlreadyPausedError extends CycloneError {
+  readonly code = 'ALREADY_PAUSED';
+  constructor(
+    readonly runId: string,
+    options?: CycloneErrorOptions,
+  ) {
+    super(`run ${runId} is already paused`, options);
+  }
+}
+
+/** `resume` on a run that is not paused. */
+export class NotPausedError extends CycloneError {
+  readonly code = 'NOT_PAUSED';
+  constructor(
+    readonly runId: string,
+    readonly state: string,
+    options?: CycloneErrorOptions,
+  ) {
+    super(`run ${runId} is not paused (state ${state})`, options);
+  }
+}
+
+/** An unknown run, step or schedule id. */
+export class NotFoundError extends CycloneError {
+  readonly code = 'NOT_FOUND';
+  constructor(
+    readonly entity: 'run' | 'step' | 'schedule' | 'node' | 'workflow',
+    readonly id: string,
+    options?: CycloneErrorOptions,
+  ) {
+    super(`${entity} ${id} not found`, options);
+  }
+}
+
+/** One problem found while validating input: where it is, what is wrong, what was expected. */
+export interface ValidationIssue {
+  /** Where the problem is, e.g. `nodes.charge.options.maxAttempts` or `input`. */
+  readonly path: string;
+  /** What is wrong, including what was expected. */
+  readonly message: string;
+}
+
+/** Input that Cyclone refuses at its boundary: a bad definition, option, payload or argument. Nothing was written. */
+export class ValidationError extends CycloneError {
+  readonly code = 'VALIDATION';
+  constructor(
+    /** What was being validated, e.g. `workflow "order"` or `submit input`. */
+    readonly subject: string,
+    readonly issues: readonly ValidationIssue[],
+    options?: CycloneErrorOptions,
+  ) {
+    super(
+      `invalid ${subject}: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`,
+      options,
+    );
+  }
+}
+
+/** A proposed transition that the table does not allow. */
+export class TransitionRejectedError extends CycloneError {
+  readonly code = 'TRANSITION_REJECTED';
+  constructor(
+    readonly entity: 'run' | 'step',
+    readonly from: string | null,
+    readonly to: string,
+    readonly reason: string,
+    options?: CycloneErrorOptions,
+  ) {
+    super(`${entity} transition ${from ?? '(inserted)'} -> ${to} rejected: ${reason}`, options);
+  }
+}
