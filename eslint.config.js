@@ -1,7 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import importX from 'eslint-plugin-import-x';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import prettier from 'eslint-config-prettier';
 
 /** Modules that perform I/O; @cyclone/core must stay pure, so it may import none of them. */
@@ -25,6 +25,18 @@ export default tseslint.config(
       },
     },
     plugins: { 'import-x': importX },
+    settings: {
+      // import-x falls back to the legacy `eslint-import-resolver-node`, which is not installed, as
+      // soon as a file imports a package; resolve like TypeScript does instead (NodeNext `.js`
+      // specifiers of `.ts` files, sibling packages through the `@cyclone/source` condition).
+      'import-x/resolver-next': [
+        createNodeResolver({
+          extensions: ['.ts', '.tsx', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json', '.node'],
+          extensionAlias: { '.js': ['.ts', '.js'], '.mjs': ['.mts', '.mjs'], '.cjs': ['.cts', '.cjs'] },
+          conditionNames: ['@cyclone/source', 'types', 'import', 'node', 'require', 'default'],
+        }),
+      ],
+    },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],

@@ -147,3 +147,34 @@ export class TransitionRejectedError extends CycloneError {
     super(`${entity} transition ${from ?? '(inserted)'} -> ${to} rejected: ${reason}`, options);
   }
 }
+
+/** `result` on a run that ended without completing: it failed or was cancelled. */
+export class RunFailedError extends CycloneError {
+  readonly code = 'RUN_FAILED';
+  constructor(
+    readonly runId: string,
+    readonly state: string,
+    readonly errorKind: string | null,
+    readonly failedNode: string | null,
+    readonly error: string | null,
+    options?: CycloneErrorOptions,
+  ) {
+    super(
+      `run ${runId} ${state}${failedNode ? ` at node ${failedNode}` : ''}${errorKind ? ` (${errorKind})` : ''}${error ? `: ${error}` : ''}`,
+      options,
+    );
+  }
+}
+
+/** `wait` (or `result`) gave up before the run reached a terminal state. */
+export class WaitTimeoutError extends CycloneError {
+  readonly code = 'WAIT_TIMEOUT';
+  constructor(
+    readonly runId: string,
+    readonly timeoutMs: number,
+    readonly state: string,
+    options?: CycloneErrorOptions,
+  ) {
+    super(`run ${runId} is still ${state} after ${timeoutMs}ms`, options);
+  }
+}

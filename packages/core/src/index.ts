@@ -16,3 +16,41 @@ export * from './errors.js';
 export * from './duration.js';
 export * from './outcomes.js';
 export * from './limits.js';
+export * from './status.js';
+export * from './triggers.js';
+export * from './transitions.js';
+export * from './propose.js';
+export * from './run-outcome.js';
+export * from './random.js';
+export * from './backoff.js';
+export * from './stable-hash.js';
+export * from './json-payload.js';
+export * from './definition-graph.js';
+// Named, so that the zod helpers definition.ts shares with the builder stay internal.
+export {
+  WorkflowNodeType,
+  WORKFLOW_NODE_TYPES,
+  DefinitionFormat,
+  NamePattern,
+  MaxTimeoutMs,
+  type TaskNodeDefinition,
+  type FanOutNodeDefinition,
+  type ChildNodeDefinition,
+  type WaitSignalNodeDefinition,
+  type WaitAnyNodeDefinition,
+  type WaitNNodeDefinition,
+  type WaitTimerNodeDefinition,
+  type NodeDefinition,
+  type WorkflowDefaults,
+  type WorkflowDefinition,
+  backoffPolicySchema,
+  nodeDefinitionSchema,
+  nodeDefinitionSchemas,
+  workflowDefaultsSchema,
+  workflowDefinitionSchema,
+  definitionIssues,
+  definitionHash,
+  parseWorkflowDefinition,
+  isWorkflowNodeType,
+} from './definition.js';
+export * from './workflow-builder.js';

@@ -1,1 +1,14 @@
-export {};
+/**
+ * `@cyclone/scheduler`: Cyclone's time-driven scanners with one active leader among replicas.
+ *
+ * @example
+ * ```ts
+ * import { Scheduler } from '@cyclone/scheduler';
+ * const scheduler = new Scheduler({ connectionString: process.env.DATABASE_URL! });
+ * await scheduler.start();
+ * process.on('SIGTERM', () => void scheduler.stop());
+ * ```
+ *
+ * @packageDocumentation
+ */
+export { Scheduler, type SchedulerOptions } from './scheduler.js';

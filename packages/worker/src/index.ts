@@ -1,1 +1,25 @@
-export {};
+/**
+ * `@cyclone/worker`: executes Cyclone steps with leases, heartbeats and graceful shutdown.
+ *
+ * @example
+ * ```ts
+ * import { Worker } from '@cyclone/worker';
+ * import { permanent } from '@cyclone/core';
+ *
+ * const worker = new Worker({
+ *   connectionString: process.env.DATABASE_URL!,
+ *   handlers: {
+ *     'payments.charge': async (ctx) => {
+ *       if (ctx.attempt > 3) throw permanent(new Error('card declined'));
+ *       return { charged: true };
+ *     },
+ *   },
+ * });
+ * await worker.start();
+ * ```
+ *
+ * @packageDocumentation
+ */
+export { Worker } from './worker.js';
+export type { WorkerOptions, StopOptions } from './options.js';
+export type { StepContext, Handler } from './step-context.js';

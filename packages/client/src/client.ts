@@ -1,0 +1,293 @@
+import pg from 'pg';
+import {
+  encodePayload,
+  InputBytes,
+  isTerminalRun,
+  NotFoundError,
+  parseWorkflowDefinition,
+  RunFailedError,
+  RunState,
+  toMilliseconds,
+  ValidationError,
+  WaitTimeoutError,
+  type Duration,
+  type RunStatus,
+  type StepEvent,
+  type StepStatus,
+  type WorkflowDefinition,
+} from '@cyclone/core';
+import {
+  isUuid,
+  PostgresStore,
+  runOfDefinition,
+  runOfJob,
+  type NewRun,
+  type RunPage,
+  type RunQuery,
+} from '@cyclone/store-postgres';
+import {
+  parseEnqueueOptions,
+  parseKind,
+  parseSubmitOptions,
+  type EnqueueOptions,
+  type SubmitOptions,
+} from './options.js';
+import { RunWaiter } from './run-waiter.js';
+
+/** How a {@link Client} reaches Postgres: its own pool from a URL, or a pool the application owns. */
+export type ClientOptions = (
+  | { readonly connectionString: string; readonly pool?: undefined }
+  | { readonly pool: pg.Pool; readonly connectionString?: undefined }
+) & {
+  /**
+   * Postgres schema of Cyclone's tables.
+   * @defaultValue `'public'`
+   */
+  readonly schema?: string;
+  /**
+   * Largest run input or job arguments, in bytes of UTF-8 JSON.
+   * @defaultValue `InputBytes` (1 MiB)
+   */
+  readonly maxInputBytes?: number;
+  /**
+   * How often `wait` polls in case a notification was missed.
+   * @defaultValue `'1s'`
+   */
+  readonly waitPollInterval?: Duration;
+};
+
+/** What `submit` and `enqueue` return. */
+export interface Submitted {
+  readonly runId: string;
+  /** False when an existing run with the same idempotency key was returned. */
+  readonly created: boolean;
+}
+
+/** Options of {@link Client.wait} and {@link Client.result}. */
+export interface WaitOptions {
+  /** Give up with `WaitTimeoutError` after this long; by default wait as long as it takes. */
+  readonly timeout?: Duration;
+}
+
+/**
+ * Submits, inspects and waits for Cyclone runs. Embeds in any service: it pulls in no worker,
+ * scheduler or CLI code.
+ *
+ * @example
+ * ```ts
+ * import { workflow } from '@cyclone/core';
+ * import { Client } from '@cyclone/client';
+ *
+ * const order = workflow('order').task('charge', 'payments.charge').build();
+ * const client = new Client({ connectionString: process.env.DATABASE_URL! });
+ * const { runId } = await client.submit(order, { orderId: 42 });
+ * const run = await client.wait(runId, { timeout: '1m' });
+ * console.log(run.state); // 'completed'
+ * await client.close();
+ * ```
+ */
+export class Client {
+  /** The store every call goes through. */
+  readonly store: PostgresStore;
+  private readonly ownPool: pg.Pool | undefined;
+  private readonly maxInputBytes: number;
+  private readonly waiter: RunWaiter;
+
+  constructor(options: ClientOptions) {
+    if (!options || (!options.pool && typeof options.connectionString !== 'string')) {
+      throw new ValidationError('client options', [
+        { path: 'connectionString', message: 'expected a connection string or a pg Pool (`pool`)' },
+      ]);
+    }
+    this.ownPool = options.pool ? undefined : new pg.Pool({ connectionString: options.connectionString });
+    this.store = new PostgresStore({
+      pool: options.pool ?? this.ownPool!,
+      ...(options.schema === undefined ? {} : { schema: options.schema }),
+    });
+    this.maxInputBytes = options.maxInputBytes ?? InputBytes;
+    this.waiter = new RunWaiter(
+      this.store,
+      toMilliseconds(options.waitPollInterval ?? '1s', 'waitPollInterval'),
+    );
+  }
+
+  /**
+   * Starts a run of a workflow. The run and all of its steps are inserted in one transaction (the
+   * caller's own with `tx`), so a run is never half-written; bad input is refused with a
+   * `ValidationError` before anything is written.
+   */
+  async submit(
+    definition: WorkflowDefinition,
+    input?: unknown,
+    options?: SubmitOptions,
+  ): Promise<Submitted> {
+    const [submitted] = await this.submitMany(definition, [input], options);
+    return submitted!;
+  }
+
+  /**
+   * Starts many runs of one workflow in a single statement. With `idempotencyKey`, the key is
+   * suffixed with each input's position (`key:0`, `key:1`, ...).
+   */
+  async submitMany(
+    definition: WorkflowDefinition,
+    inputs: readonly unknown[],
+    options?: SubmitOptions,
+  ): Promise<Submitted[]> {
+    const opts = parseSubmitOptions(options);
+    const def = parseWorkflowDefinition(definition);
+    const runs = inputs.map((input, i) =>
+      runOfDefinition(def, this.encodeInput(input, inputs.length > 1 ? `inputs[${i}]` : 'input'), {
+        ...this.runOptions(opts, inputs.length > 1 ? i : undefined),
+      }),
+    );
+    return this.insert(runs, opts.tx);
+  }
+
+  /** Enqueues a standalone job: a run of one step of handler `kind`, named after its kind. */
+  async enqueue(kind: string, args?: unknown, options?: EnqueueOptions): Promise<Submitted> {
+    const [submitted] = await this.enqueueMany(kind, [args], options);
+    return submitted!;
+  }
+
+  /** Enqueues many jobs of one kind in a single statement. */
+  async enqueueMany(
+    kind: string,
+    argsList: readonly unknown[],
+    options?: EnqueueOptions,
+  ): Promise<Submitted[]> {
+    const validKind = parseKind(kind);
+    const opts = parseEnqueueOptions(options);
+    const delayMs =
+      opts.scheduledAt === undefined
+        ? null
+        : opts.scheduledAt instanceof Date
+          ? Math.max(0, opts.scheduledAt.getTime() - Date.now())
+          : toMilliseconds(opts.scheduledAt, 'scheduledAt');
+    const runs = argsList.map((args, i) =>
+      runOfJob(validKind, this.encodeInput(args, argsList.length > 1 ? `args[${i}]` : 'args'), {
+        ...this.runOptions(opts, argsList.length > 1 ? i : undefined),
+        maxAttempts: opts.maxAttempts,
+        timeoutMs: opts.timeout === undefined ? null : toMilliseconds(opts.timeout, 'timeout'),
+        delayMs,
+      }),
+    );
+    return this.insert(runs, opts.tx);
+  }
+
+  private runOptions(opts: SubmitOptions, index: number | undefined) {
+    return {
+      idempotencyKey:
+        opts.idempotencyKey === undefined
+          ? null
+          : index === undefined
+            ? opts.idempotencyKey
+            : `${opts.idempotencyKey}:${index}`,
+      deadlineMs: opts.runDeadline === undefined ? null : toMilliseconds(opts.runDeadline, 'runDeadline'),
+      maxReclaims: opts.maxReclaims ?? null,
+    };
+  }
+
+  private encodeInput(value: unknown, path: string): string {
+    return encodePayload(value === undefined ? null : value, {
+      maxBytes: this.maxInputBytes,
+      subject: path.startsWith('args') ? 'job arguments' : 'run input',
+      path,
+    });
+  }
+
+  private async insert(runs: readonly NewRun[], tx: SubmitOptions['tx']): Promise<Submitted[]> {
+    if (runs.length === 0) return [];
+    const result = await this.store.submit(runs, tx);
+    return result.map((r) => ({ runId: r.runId, created: r.created }));
+  }
+
+  /** A run's current status. @throws NotFoundError for an unknown id. */
+  async getRun(runId: string): Promise<RunStatus> {
+    const run = isUuid(runId) ? await this.store.getRun(runId) : undefined;
+    if (!run) throw new NotFoundError('run', runId);
+    return run;
+  }
+
+  /** Runs newest first, by state, workflow and creation time; follow `nextCursor` for more. */
+  async listRuns(query: RunQuery = {}): Promise<RunPage> {
+    return this.store.listRuns(query);
+  }
+
+  /** A run's steps (nodes, then item tasks), with outputs. @throws NotFoundError for an unknown run. */
+  async listSteps(runId: string): Promise<StepStatus[]> {
+    await this.getRun(runId);
+    return this.store.listSteps(runId);
+  }
+
+  /** A run's history in order. @throws NotFoundError for an unknown run. */
+  async events(runId: string): Promise<StepEvent[]> {
+    await this.getRun(runId);
+    return this.store.listEvents(runId);
+  }
+
+  /**
+   * Resolves with the run's status once it is terminal (completed, failed or cancelled). Woken by
+   * a notification when the run ends; it does not poll busily.
+   *
+   * @throws WaitTimeoutError when `timeout` passes first
+   */
+  async wait(runId: string, options: WaitOptions = {}): Promise<RunStatus> {
+    const current = await this.getRun(runId);
+    if (isTerminalRun(current.state)) return current;
+    const ended = this.waiter.wait(runId, current);
+    if (options.timeout === undefined) return ended;
+    const timeoutMs = toMilliseconds(options.timeout, 'timeout');
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.waiter.forget(runId);
+        this.store.getRun(runId).then(
+          (run) => reject(new WaitTimeoutError(runId, timeoutMs, run?.state ?? current.state)),
+          reject,
+        );
+      }, timeoutMs);
+    });
+    try {
+      return await Promise.race([ended, timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Waits for the run to end and returns the outputs of its completed leaf nodes by node name
+   * (for a standalone job: `{ [kind]: output }`).
+   *
+   * @throws RunFailedError when the run failed or was cancelled
+   */
+  async result(runId: string, options: WaitOptions = {}): Promise<Record<string, unknown>> {
+    const run = await this.wait(runId, options);
+    if (run.state !== RunState.Completed) {
+      throw new RunFailedError(run.id, run.state, run.errorKind, run.failedNode, run.error);
+    }
+    const leaves = await this.store.leafOutputs(runId);
+    return Object.fromEntries(leaves.map((l) => [l.node, l.output]));
+  }
+
+  /**
+   * One node's output, once that node completed.
+   *
+   * @throws NotFoundError for an unknown run or node, or a node that has not completed
+   */
+  async output(runId: string, node: string): Promise<unknown> {
+    await this.getRun(runId);
+    const step = await this.store.nodeOutput(runId, node);
+    if (!step) throw new NotFoundError('node', `${node} of run ${runId}`);
+    if (step.state !== 'completed') {
+      throw new NotFoundError('node', `${node} of run ${runId} (no output: state ${step.state})`);
+    }
+    return step.output;
+  }
+
+  /** Closes the client's connections (a pool it was given stays open). */
+  async close(): Promise<void> {
+    await this.waiter.close();
+    await this.ownPool?.end();
+  }
+}

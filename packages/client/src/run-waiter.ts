@@ -1,0 +1,105 @@
+import { isTerminalRun, type RunStatus } from '@cyclone/core';
+import { Channels, Notifier, type PostgresStore } from '@cyclone/store-postgres';
+
+interface Waiter {
+  readonly resolve: (run: RunStatus) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * Wakes callers of `wait` when their run ends. One LISTEN connection serves every waiter of a
+ * client; a slow poll covers notifications lost while that connection was down.
+ */
+export class RunWaiter {
+  private readonly waiters = new Map<string, Set<Waiter>>();
+  private notifier: Notifier | undefined;
+  private starting: Promise<void> | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly store: PostgresStore,
+    private readonly pollIntervalMs: number,
+  ) {}
+
+  /** Resolves with the run once it is terminal. */
+  async wait(runId: string, current: RunStatus): Promise<RunStatus> {
+    if (isTerminalRun(current.state)) return current;
+    const ended = new Promise<RunStatus>((resolve, reject) => {
+      let set = this.waiters.get(runId);
+      if (!set) this.waiters.set(runId, (set = new Set()));
+      set.add({ resolve, reject });
+    });
+    await this.ensureListening();
+    // The run may have ended between the first read and LISTEN taking effect.
+    await this.check([runId]);
+    return ended;
+  }
+
+  /** Stops waiting for a run (a timeout); its pending promise is left to the caller to settle. */
+  forget(runId: string, waiter?: (run: RunStatus) => void): void {
+    const set = this.waiters.get(runId);
+    if (!set) return;
+    for (const w of set) if (!waiter || w.resolve === waiter) set.delete(w);
+    if (set.size === 0) this.waiters.delete(runId);
+    this.maybeStopPolling();
+  }
+
+  private async ensureListening(): Promise<void> {
+    if (!this.pollTimer) {
+      this.pollTimer = setInterval(() => void this.check([...this.waiters.keys()]), this.pollIntervalMs);
+      this.pollTimer.unref();
+    }
+    if (this.notifier) return;
+    this.starting ??= (async () => {
+      const notifier = new Notifier({
+        pool: this.store.pool,
+        channels: [Channels.runsEnded],
+        onNotification: (_channel, payload) => {
+          const ids = payload.split(',').filter((id) => this.waiters.has(id));
+          if (ids.length > 0) void this.check(ids);
+        },
+        onReconnect: () => void this.check([...this.waiters.keys()]),
+      });
+      await notifier.start();
+      this.notifier = notifier;
+    })().finally(() => {
+      this.starting = undefined;
+    });
+    await this.starting;
+  }
+
+  private async check(runIds: readonly string[]): Promise<void> {
+    if (runIds.length === 0) return;
+    let runs: RunStatus[];
+    try {
+      runs = await this.store.getRuns(runIds);
+    } catch (error) {
+      for (const id of runIds) for (const w of this.waiters.get(id) ?? []) w.reject(error);
+      for (const id of runIds) this.waiters.delete(id);
+      return;
+    }
+    for (const run of runs) {
+      if (!isTerminalRun(run.state)) continue;
+      const set = this.waiters.get(run.id);
+      this.waiters.delete(run.id);
+      for (const w of set ?? []) w.resolve(run);
+    }
+    this.maybeStopPolling();
+  }
+
+  private maybeStopPolling(): void {
+    if (this.waiters.size === 0 && this.pollTimer) {
+      clearInterval(this.pollTimer);
+      this.pollTimer = undefined;
+    }
+  }
+
+  /** Releases the LISTEN connection. */
+  async close(): Promise<void> {
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    this.pollTimer = undefined;
+    await this.starting?.catch(() => undefined);
+    await this.notifier?.stop();
+    this.notifier = undefined;
+  }
+}

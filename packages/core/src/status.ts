@@ -1,0 +1,81 @@
+import type { ErrorKind } from './error-kind.js';
+import type { RunState, StepState } from './states.js';
+
+/**
+ * What an operator or a caller can see of a run. Returned by `client.getRun`, `client.listRuns`
+ * and `client.wait`.
+ */
+export interface RunStatus {
+  readonly id: string;
+  /** Workflow name, or the handler kind of a standalone job. */
+  readonly workflow: string;
+  readonly state: RunState;
+  /** Error kind and message of the failure that failed the run; null otherwise. */
+  readonly errorKind: ErrorKind | null;
+  readonly error: string | null;
+  /** The node whose discard failed the run. */
+  readonly failedNode: string | null;
+  readonly parentRunId: string | null;
+  readonly idempotencyKey: string | null;
+  readonly deadlineAt: Date | null;
+  /** Failed attempts over all steps (retryable and permanent failures). */
+  readonly failureCount: number;
+  /** Lease reclaims over all steps (crashed or stalled workers). */
+  readonly reclaimCount: number;
+  readonly createdAt: Date;
+  /** When the first step started; null before that. */
+  readonly startedAt: Date | null;
+  /** When the run reached a terminal state; null before that. */
+  readonly endedAt: Date | null;
+  /** `endedAt - startedAt` in milliseconds, once both are known. */
+  readonly totalRunTimeMs: number | null;
+}
+
+/** What an operator can see of one step. Returned by `client.listSteps`. */
+export interface StepStatus {
+  readonly id: string;
+  readonly runId: string;
+  readonly node: string;
+  /** `task`, `item`, `fan_out`, `child`, `wait_signal`, `wait_any`, `wait_n` or `wait_timer`. */
+  readonly nodeType: string;
+  /** Handler kind; null for nodes no handler runs. */
+  readonly kind: string | null;
+  readonly state: StepState;
+  /** Attempts that have ended; the attempt in flight is `attempts + 1`. */
+  readonly attempts: number;
+  readonly maxAttempts: number;
+  readonly reclaims: number;
+  readonly error: string | null;
+  readonly errorKind: ErrorKind | null;
+  readonly panicStack: string | null;
+  /** A wait node whose max wait lapsed. */
+  readonly timedOut: boolean;
+  /** The step's output once completed (JSON). */
+  readonly output?: unknown;
+  readonly dependsOn: readonly string[];
+  /** Item tasks: the position in the fan-out list. */
+  readonly itemIndex: number | null;
+  readonly childRunId: string | null;
+  readonly scheduledAt: Date;
+  readonly leaseExpiresAt: Date | null;
+  readonly createdAt: Date;
+  readonly startedAt: Date | null;
+  readonly endedAt: Date | null;
+}
+
+/** One entry of a run's history. Returned in order by `client.events`. */
+export interface StepEvent {
+  readonly id: number;
+  readonly at: Date;
+  readonly runId: string;
+  /** Null for events of the run itself. */
+  readonly stepId: string | null;
+  readonly node: string | null;
+  /** What happened, e.g. `step_completed`, `step_retry_scheduled`, `run_failed`, `wait_lapsed`. */
+  readonly type: string;
+  readonly from: string | null;
+  readonly to: string | null;
+  readonly errorKind: ErrorKind | null;
+  /** Small facts for operators (attempt, delay, worker); never payloads. */
+  readonly detail: Readonly<Record<string, unknown>> | null;
+}

@@ -1,0 +1,103 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { pino, type Logger } from 'pino';
+import { toMilliseconds, type Duration, type WorkflowDefinition } from '@cyclone/core';
+import { PostgresStore } from '@cyclone/store-postgres';
+
+/** Options of a {@link Scheduler}. */
+export interface SchedulerOptions {
+  readonly connectionString?: string;
+  readonly pool?: pg.Pool;
+  /** @defaultValue `'public'` */
+  readonly schema?: string;
+  /** Workflows the scheduler may start (schedules, child runs). */
+  readonly workflows?: readonly WorkflowDefinition[];
+  /**
+   * How often the scanners run.
+   * @defaultValue `'1s'`
+   */
+  readonly interval?: Duration;
+  /** @defaultValue `pino({ name: 'cyclone-scheduler' })` */
+  readonly logger?: Logger;
+  /** @defaultValue `<hostname>:<pid>:<random>` */
+  readonly id?: string;
+}
+
+/** The name of the leader lease the scheduler replicas share. */
+const LEADER_LEASE = 'scheduler';
+
+/**
+ * Runs Cyclone's time-driven scanners: the recovery sweep that reclaims expired leases (more
+ * scanners arrive with timers, waits, deadlines and cron). Run one or more replicas: they elect
+ * one leader through a lease in the database, and only the leader scans.
+ *
+ * @example
+ * ```ts
+ * import { Scheduler } from '@cyclone/scheduler';
+ * const scheduler = new Scheduler({ connectionString: process.env.DATABASE_URL!, interval: '1s' });
+ * await scheduler.start();
+ * ```
+ */
+export class Scheduler {
+  readonly id: string;
+  readonly store: PostgresStore;
+  private readonly ownPool: pg.Pool | undefined;
+  private readonly logger: Logger;
+  private readonly intervalMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private leading = false;
+  private running = false;
+
+  constructor(options: SchedulerOptions) {
+    this.id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    this.ownPool = options.pool ? undefined : new pg.Pool({ connectionString: options.connectionString, max: 2 });
+    this.store = new PostgresStore({
+      pool: options.pool ?? this.ownPool!,
+      ...(options.schema === undefined ? {} : { schema: options.schema }),
+    });
+    this.logger = (options.logger ?? pino({ name: 'cyclone-scheduler' })).child({ scheduler: this.id });
+    this.intervalMs = toMilliseconds(options.interval ?? '1s', 'interval');
+  }
+
+  /** Whether this replica is the leader now. */
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** Starts electing and scanning; the first tick runs at once. */
+  async start(): Promise<void> {
+    this.running = true;
+    await this.tick();
+    this.timer = setInterval(() => {
+      this.ticking ??= this.tick().finally(() => {
+        this.ticking = undefined;
+      });
+    }, this.intervalMs);
+  }
+
+  /** Runs one election and, when leading, every scanner once. Exposed for tests and tools. */
+  async tick(): Promise<void> {
+    try {
+      const leading = await this.store.attemptLeadership(LEADER_LEASE, this.id, this.intervalMs * 5);
+      if (leading !== this.leading) this.logger.info({ leading }, leading ? 'became leader' : 'lost leadership');
+      this.leading = leading;
+      if (!leading || !this.running) return;
+      const reclaimed = await this.store.reclaimExpired();
+      if (reclaimed > 0) this.logger.info({ reclaimed }, 'reclaimed steps with expired leases');
+    } catch (error) {
+      this.logger.error({ err: error }, 'scheduler tick failed; retrying at the next interval');
+    }
+  }
+
+  /** Stops scanning, gives up the leadership and closes what it opened. */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearInterval(this.timer);
+    await this.ticking;
+    if (this.leading) await this.store.resignLeadership(LEADER_LEASE, this.id).catch(() => undefined);
+    this.leading = false;
+    await this.ownPool?.end();
+  }
+}

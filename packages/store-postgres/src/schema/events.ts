@@ -1,0 +1,24 @@
+import { bigserial, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+/**
+ * The operator's history of a run: one row for every transition that means something to an
+ * operator, written in the same transaction as the transition.
+ */
+export const cycloneEvents = pgTable(
+  'cyclone_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    runId: uuid('run_id').notNull(),
+    stepId: uuid('step_id'),
+    node: text('node'),
+    /** What happened, e.g. `step_completed`, `step_retry_scheduled`, `run_failed`, `wait_lapsed`. */
+    type: text('type').notNull(),
+    fromState: text('from_state'),
+    toState: text('to_state'),
+    errorKind: text('error_kind'),
+    /** Small operator-facing facts (attempt, delay); never payloads. */
+    detail: jsonb('detail'),
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('cyclone_events_run_idx').on(t.runId, t.id)],
+);

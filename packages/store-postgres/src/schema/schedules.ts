@@ -1,0 +1,54 @@
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { oneOf } from './check-values.js';
+
+/** What a schedule does when a fire comes while the previous fire's run is still going. */
+export const OVERLAP_POLICIES = ['skip', 'allow', 'cancel_previous'] as const;
+
+/**
+ * Cron schedules. A schedule is enabled or disabled, nothing in between; `consecutive_failures`
+ * counts scanner, enqueue and submit failures (not handler failures, which belong to the run).
+ */
+export const cycloneSchedules = pgTable(
+  'cyclone_schedules',
+  {
+    id: text('id').primaryKey(),
+    cron: text('cron').notNull(),
+    timezone: text('timezone').notNull().default('UTC'),
+    /** Exactly one of workflow (a registered workflow name) or kind (a standalone job). */
+    workflow: text('workflow'),
+    kind: text('kind'),
+    input: jsonb('input').notNull().default(sql`'null'::jsonb`),
+    enabled: boolean('enabled').notNull().default(true),
+    overlap: text('overlap').notNull().default('allow'),
+    /** How many missed fires to catch up after downtime. */
+    catchUpLimit: integer('catch_up_limit').notNull().default(1),
+    consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+    lastError: text('last_error'),
+    nextRunAt: timestamp('next_run_at', { withTimezone: true, mode: 'date' }),
+    lastRunAt: timestamp('last_run_at', { withTimezone: true, mode: 'date' }),
+    lastRunId: uuid('last_run_id'),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    check('cyclone_schedules_overlap_check', oneOf('overlap', OVERLAP_POLICIES)),
+    check(
+      'cyclone_schedules_target_check',
+      sql`(${t.workflow} IS NULL) <> (${t.kind} IS NULL)`,
+    ),
+    index('cyclone_schedules_due_idx')
+      .on(t.nextRunAt)
+      .where(sql`${t.enabled}`),
+  ],
+);

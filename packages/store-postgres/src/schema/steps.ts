@@ -1,0 +1,112 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { ERROR_KINDS, OnDepFailure, STEP_STATES } from '@cyclone/core';
+import { nullOrOneOf, oneOf } from './check-values.js';
+import { STEP_NODE_TYPES } from './node-types.js';
+
+const tz = { withTimezone: true, mode: 'date' } as const;
+
+/**
+ * One row per step: a node of a run, or an item task of a fan-out node. Claiming, leases,
+ * dependencies, waits and pause bookkeeping all live on this row, so every transition is one
+ * fenced UPDATE of it.
+ */
+export const cycloneSteps = pgTable(
+  'cyclone_steps',
+  {
+    id: uuid('id').primaryKey(),
+    runId: uuid('run_id').notNull(),
+    /** Node name; an item task carries its fan-out node's name and an `item_index`. */
+    node: text('node').notNull(),
+    nodeType: text('node_type').notNull(),
+    /** Handler kind for task nodes, item tasks and fan-out nodes (its items' kind). */
+    kind: text('kind'),
+    state: text('state').notNull(),
+    /** Names of the upstream nodes; the engine promotes the step when `deps_remaining` reaches 0. */
+    dependsOn: text('depends_on').array().notNull().default(sql`'{}'::text[]`),
+    depsRemaining: integer('deps_remaining').notNull().default(0),
+    onDepFailure: text('on_dep_failure').notNull().default(OnDepFailure.FailRun),
+    /** Item task: its fan-out node's step, its position, and its element of the list. */
+    parentStepId: uuid('parent_step_id'),
+    itemIndex: integer('item_index'),
+    item: jsonb('item'),
+    /** Fan-out node: how many item tasks may be in progress at once (null: no limit). */
+    maxParallel: integer('max_parallel'),
+    /** Child node: the child run it started. */
+    childRunId: uuid('child_run_id'),
+    /** Attempts that have ended; the attempt in flight is `attempts + 1`. */
+    attempts: integer('attempts').notNull().default(0),
+    maxAttempts: integer('max_attempts').notNull(),
+    reclaims: integer('reclaims').notNull().default(0),
+    timeoutMs: integer('timeout_ms'),
+    /** Retry backoff policy (`BackoffPolicy` of core); null means the default. */
+    backoff: jsonb('backoff'),
+    /** When the step becomes claimable (available), or when a timer fires (waiting_timer). */
+    scheduledAt: timestamp('scheduled_at', tz).notNull().defaultNow(),
+    /** The fence of the current claim: every write of a worker names it. */
+    claimToken: uuid('claim_token'),
+    claimedBy: text('claimed_by'),
+    leaseExpiresAt: timestamp('lease_expires_at', tz),
+    output: jsonb('output'),
+    error: text('error'),
+    errorKind: text('error_kind'),
+    panicStack: text('panic_stack'),
+    /** A wait node whose max wait lapsed. */
+    timedOut: boolean('timed_out').notNull().default(false),
+    /** Wait nodes: the signal names accepted, the quorum, the payloads gathered so far. */
+    waitSignals: text('wait_signals').array(),
+    waitN: integer('wait_n'),
+    waitPayloads: jsonb('wait_payloads'),
+    /** Wait and child nodes: how long they may wait in all, and when that lapses. */
+    maxWaitMs: bigint('max_wait_ms', { mode: 'number' }),
+    waitDeadlineAt: timestamp('wait_deadline_at', tz),
+    /** Wait and timer nodes: fire delay (timer) from promotion. */
+    waitForMs: bigint('wait_for_ms', { mode: 'number' }),
+    createdAt: timestamp('created_at', tz).notNull().defaultNow(),
+    startedAt: timestamp('started_at', tz),
+    endedAt: timestamp('ended_at', tz),
+  },
+  (t) => [
+    check('cyclone_steps_state_check', oneOf('state', STEP_STATES)),
+    check('cyclone_steps_error_kind_check', nullOrOneOf('error_kind', ERROR_KINDS)),
+    check('cyclone_steps_node_type_check', oneOf('node_type', STEP_NODE_TYPES)),
+    check(
+      'cyclone_steps_on_dep_failure_check',
+      oneOf('on_dep_failure', Object.values(OnDepFailure)),
+    ),
+    check('cyclone_steps_attempts_check', sql`${t.attempts} >= 0 AND ${t.maxAttempts} >= 1`),
+    check('cyclone_steps_deps_remaining_check', sql`${t.depsRemaining} >= 0`),
+    // Claiming reads only available rows; the partial index stays small however many finished
+    // rows pile up.
+    index('cyclone_steps_claim_idx')
+      .on(t.kind, t.scheduledAt)
+      .where(sql`${t.state} = 'available'`),
+    index('cyclone_steps_run_idx').on(t.runId),
+    index('cyclone_steps_parent_idx')
+      .on(t.parentStepId, t.itemIndex)
+      .where(sql`${t.parentStepId} IS NOT NULL`),
+    index('cyclone_steps_lease_idx')
+      .on(t.leaseExpiresAt)
+      .where(sql`${t.state} = 'running'`),
+    index('cyclone_steps_timer_idx')
+      .on(t.scheduledAt)
+      .where(sql`${t.state} = 'waiting_timer'`),
+    index('cyclone_steps_wait_deadline_idx')
+      .on(t.waitDeadlineAt)
+      .where(sql`${t.state} IN ('waiting_signal', 'waiting_child') AND ${t.waitDeadlineAt} IS NOT NULL`),
+    index('cyclone_steps_discarded_idx')
+      .on(t.errorKind, t.endedAt)
+      .where(sql`${t.state} = 'discarded'`),
+  ],
+);

@@ -1,0 +1,93 @@
+import { defineQuery } from '../query.js';
+import { Channels } from './channels.js';
+
+/**
+ * Records a batch of handler successes in one statement: each step is fenced by its claim token
+ * and its state, its run's count of open steps drops, a run whose last open step this was
+ * completes, task dependents whose last dependency this was become available (unless the run is
+ * paused), and the events are written. Runs are locked first, in id order, like every other
+ * writer, so batches do not deadlock with each other or with cancel and pause.
+ *
+ * Rows out: `done` (an accepted completion; a step missing from them was fenced out), `settle`
+ * (a run with follow-up work this statement does not do: fan-out progress, a wait, timer, child
+ * or fan-out node whose dependencies are met, a parent of a child run that ended).
+ *
+ * $1 step ids, $2 claim tokens, $3 outputs, $4 allowed step from-states (complete), $5 allowed run
+ * from-states (complete), $6 allowed from-states of a promotion.
+ */
+export const completeSteps = defineQuery(
+  'complete-steps',
+  (t) => `
+WITH input AS (
+  SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[]) AS c(id, token, output)
+), locked_runs AS (
+  SELECT r.id, r.state FROM ${t.runs} r
+  WHERE r.id IN (SELECT s.run_id FROM ${t.steps} s JOIN input c ON c.id = s.id)
+  ORDER BY r.id
+  FOR UPDATE
+), done AS (
+  UPDATE ${t.steps} s
+  SET state = 'completed', output = c.output, attempts = s.attempts + 1, ended_at = now(),
+      lease_expires_at = NULL
+  FROM input c
+  WHERE s.id = c.id AND s.claim_token = c.token AND s.state = ANY($4::text[])
+    AND s.run_id IN (SELECT id FROM locked_runs)
+  RETURNING s.id, s.run_id, s.node, s.node_type, s.started_at, s.attempts
+), per_run AS (
+  SELECT run_id, count(*)::int AS n, min(started_at) AS first_start,
+         bool_or(node_type = 'item') AS has_items
+  FROM done GROUP BY run_id
+), run_upd AS (
+  UPDATE ${t.runs} r
+  SET open_steps = r.open_steps - p.n,
+      started_at = coalesce(r.started_at, p.first_start),
+      state = CASE WHEN r.open_steps = p.n AND r.state = ANY($5::text[])
+                   THEN 'completed' ELSE r.state END,
+      ended_at = CASE WHEN r.open_steps = p.n AND r.state = ANY($5::text[])
+                      THEN now() ELSE r.ended_at END
+  FROM per_run p, locked_runs l
+  WHERE r.id = p.run_id AND l.id = p.run_id
+  RETURNING r.id, r.state, r.open_steps, r.parent_run_id, p.has_items, l.state AS previous_state
+), dep_hits AS (
+  SELECT d.id, count(*)::int AS n
+  FROM done JOIN ${t.steps} d ON d.run_id = done.run_id AND done.node = ANY(d.depends_on)
+  WHERE done.node_type <> 'item' AND d.item_index IS NULL
+  GROUP BY d.id
+), promoted AS (
+  UPDATE ${t.steps} d
+  SET deps_remaining = d.deps_remaining - h.n,
+      state = CASE WHEN d.deps_remaining = h.n AND d.node_type = 'task' AND ru.state = 'running'
+                   THEN 'available' ELSE d.state END,
+      scheduled_at = CASE WHEN d.deps_remaining = h.n AND d.node_type = 'task'
+                               AND ru.state = 'running'
+                          THEN now() ELSE d.scheduled_at END
+  FROM dep_hits h, run_upd ru
+  WHERE d.id = h.id AND ru.id = d.run_id AND d.state = ANY($6::text[])
+  RETURNING d.id, d.run_id, d.kind, d.state, d.node_type, d.deps_remaining
+), ended AS (
+  SELECT id, parent_run_id, previous_state FROM run_upd WHERE state = 'completed' AND open_steps = 0
+), settle AS (
+  SELECT id FROM run_upd WHERE has_items AND state IN ('running', 'paused')
+  UNION
+  SELECT run_id FROM promoted WHERE deps_remaining = 0 AND node_type <> 'task'
+  UNION
+  SELECT parent_run_id FROM ended WHERE parent_run_id IS NOT NULL
+), events AS (
+  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, detail)
+  SELECT run_id, id, node, 'step_completed', 'running', 'completed',
+         jsonb_build_object('attempt', attempts)
+  FROM done
+  UNION ALL
+  SELECT id, NULL, NULL, 'run_completed', previous_state, 'completed', NULL FROM ended
+), notify_steps AS (
+  SELECT pg_notify('${Channels.stepsAvailable}', kind)
+  FROM (SELECT DISTINCT kind FROM promoted WHERE state = 'available' AND kind IS NOT NULL) k
+), notify_runs AS (
+  SELECT pg_notify('${Channels.runsEnded}', string_agg(id::text, ',')) FROM ended HAVING count(*) > 0
+)
+SELECT 'done' AS what, id FROM done
+UNION ALL SELECT 'settle', id FROM settle
+UNION ALL SELECT 'notified', NULL FROM notify_steps
+UNION ALL SELECT 'notified', NULL FROM notify_runs
+`,
+);

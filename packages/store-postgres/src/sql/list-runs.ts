@@ -1,0 +1,23 @@
+import { defineQuery } from '../query.js';
+import { RUN_COLUMNS } from './run-columns.js';
+
+/**
+ * Runs newest first, filtered by state, workflow and creation time, paginated by a keyset cursor
+ * (the `created_at` and id of the last row of the previous page). Null filters match everything.
+ *
+ * $1 states, $2 workflow, $3 created after, $4 created before, $5 cursor time, $6 cursor id,
+ * $7 limit.
+ */
+export const listRuns = defineQuery(
+  'list-runs',
+  (t) => `
+SELECT ${RUN_COLUMNS} FROM ${t.runs}
+WHERE ($1::text[] IS NULL OR state = ANY($1::text[]))
+  AND ($2::text IS NULL OR workflow = $2::text)
+  AND ($3::timestamptz IS NULL OR created_at >= $3::timestamptz)
+  AND ($4::timestamptz IS NULL OR created_at < $4::timestamptz)
+  AND ($5::timestamptz IS NULL OR (created_at, id) < ($5::timestamptz, $6::uuid))
+ORDER BY created_at DESC, id DESC
+LIMIT $7
+`,
+);

@@ -1,0 +1,214 @@
+import {
+  DefaultMaxAttempts,
+  insertedStepState,
+  OnDepFailure,
+  type BackoffPolicy,
+  type WorkflowDefinition,
+} from '@cyclone/core';
+import { uuidv7 } from './ids.js';
+
+/** A step row to insert at submit. */
+export interface NewStep {
+  readonly id: string;
+  readonly node: string;
+  readonly nodeType: string;
+  readonly kind: string | null;
+  readonly state: string;
+  readonly dependsOn: readonly string[];
+  readonly onDepFailure: string;
+  readonly maxAttempts: number;
+  readonly timeoutMs: number | null;
+  readonly backoff: BackoffPolicy | null;
+  readonly delayMs: number | null;
+  readonly waitSignals: readonly string[] | null;
+  readonly waitN: number | null;
+  readonly maxWaitMs: number | null;
+  readonly waitForMs: number | null;
+  readonly maxParallel: number | null;
+}
+
+/** A run to insert at submit, with all of its steps. */
+export interface NewRun {
+  readonly id: string;
+  readonly workflow: string;
+  /** The definition (null for a standalone job), stored once per hash. */
+  readonly definition: WorkflowDefinition | null;
+  /** The run input, already encoded and validated as JSON text. */
+  readonly inputJson: string;
+  readonly idempotencyKey: string | null;
+  readonly deadlineMs: number | null;
+  readonly maxReclaims: number | null;
+  readonly parentRunId: string | null;
+  readonly parentStepId: string | null;
+  readonly steps: readonly NewStep[];
+}
+
+/** Run-level options of a submission. */
+export interface NewRunOptions {
+  readonly idempotencyKey?: string | null;
+  readonly deadlineMs?: number | null;
+  readonly maxReclaims?: number | null;
+  readonly parentRunId?: string | null;
+  readonly parentStepId?: string | null;
+}
+
+/** Options of a standalone job. */
+export interface NewJobOptions extends NewRunOptions {
+  readonly maxAttempts?: number;
+  readonly timeoutMs?: number | null;
+  readonly delayMs?: number | null;
+  readonly backoff?: BackoffPolicy | null;
+}
+
+type DefinitionNode = WorkflowDefinition['nodes'][number];
+
+function stepOf(node: DefinitionNode): NewStep {
+  const hasDependencies = node.dependsOn.length > 0;
+  const base = {
+    id: uuidv7(),
+    node: node.name,
+    nodeType: node.type,
+    state: insertedStepState({ nodeType: node.type, hasDependencies }),
+    dependsOn: node.dependsOn,
+    onDepFailure: node.onDepFailure,
+    kind: null,
+    maxAttempts: 1,
+    timeoutMs: null,
+    backoff: null,
+    delayMs: null,
+    waitSignals: null,
+    waitN: null,
+    maxWaitMs: null,
+    waitForMs: null,
+    maxParallel: null,
+  };
+  switch (node.type) {
+    case 'task':
+      return {
+        ...base,
+        kind: node.kind,
+        maxAttempts: node.maxAttempts,
+        timeoutMs: node.timeoutMs ?? null,
+        backoff: node.backoff,
+      };
+    case 'fan_out':
+      return {
+        ...base,
+        kind: node.kind,
+        maxAttempts: node.maxAttempts,
+        timeoutMs: node.timeoutMs ?? null,
+        backoff: node.backoff,
+        maxParallel: node.maxParallel ?? null,
+      };
+    case 'wait_signal':
+      return { ...base, waitSignals: [node.signal], waitN: 1, maxWaitMs: node.maxWaitMs ?? null };
+    case 'wait_any':
+      return { ...base, waitSignals: node.signals, waitN: 1, maxWaitMs: node.maxWaitMs ?? null };
+    case 'wait_n':
+      return { ...base, waitSignals: [node.signal], waitN: node.n, maxWaitMs: node.maxWaitMs ?? null };
+    case 'wait_timer':
+      return {
+        ...base,
+        waitForMs: node.waitForMs,
+        delayMs: hasDependencies ? null : node.waitForMs,
+      };
+    case 'child':
+      return { ...base, maxWaitMs: node.maxWaitMs ?? null };
+  }
+}
+
+/** Builds the rows of a workflow run: one step per node, in the state submit gives it. */
+export function runOfDefinition(
+  definition: WorkflowDefinition,
+  inputJson: string,
+  options: NewRunOptions = {},
+): NewRun {
+  return {
+    id: uuidv7(),
+    workflow: definition.name,
+    definition,
+    inputJson,
+    idempotencyKey: options.idempotencyKey ?? null,
+    deadlineMs: options.deadlineMs ?? null,
+    maxReclaims: options.maxReclaims ?? null,
+    parentRunId: options.parentRunId ?? null,
+    parentStepId: options.parentStepId ?? null,
+    steps: definition.nodes.map(stepOf),
+  };
+}
+
+/** Builds the rows of a standalone job: a run of one task step, named after its kind. */
+export function runOfJob(kind: string, argsJson: string, options: NewJobOptions = {}): NewRun {
+  return {
+    id: uuidv7(),
+    workflow: kind,
+    definition: null,
+    inputJson: argsJson,
+    idempotencyKey: options.idempotencyKey ?? null,
+    deadlineMs: options.deadlineMs ?? null,
+    maxReclaims: options.maxReclaims ?? null,
+    parentRunId: options.parentRunId ?? null,
+    parentStepId: options.parentStepId ?? null,
+    steps: [
+      {
+        id: uuidv7(),
+        node: kind,
+        nodeType: 'task',
+        kind,
+        state: insertedStepState({ nodeType: 'task', hasDependencies: false }),
+        dependsOn: [],
+        onDepFailure: OnDepFailure.FailRun,
+        maxAttempts: options.maxAttempts ?? DefaultMaxAttempts,
+        timeoutMs: options.timeoutMs ?? null,
+        backoff: options.backoff ?? null,
+        delayMs: options.delayMs ?? null,
+        waitSignals: null,
+        waitN: null,
+        maxWaitMs: null,
+        waitForMs: null,
+        maxParallel: null,
+      },
+    ],
+  };
+}
+
+/** Flattens runs into the column arrays of the `insert-runs` statement. */
+export function insertRunsParams(runs: readonly NewRun[]): unknown[] {
+  const defs = new Map<string, WorkflowDefinition>();
+  for (const run of runs) if (run.definition) defs.set(run.definition.hash, run.definition);
+  const steps = runs.flatMap((run) => run.steps.map((step) => ({ run, step })));
+  const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+  return [
+    [...defs.keys()],
+    [...defs.values()].map((d) => d.name),
+    [...defs.values()].map((d) => JSON.stringify(d)),
+    runs.map((r) => r.id),
+    runs.map((r) => r.workflow),
+    runs.map((r) => r.definition?.hash ?? null),
+    runs.map((r) => r.inputJson),
+    runs.map((r) => r.idempotencyKey),
+    runs.map((r) => r.deadlineMs),
+    runs.map((r) => r.maxReclaims),
+    runs.map((r) => r.steps.length),
+    runs.map((r) => r.parentRunId),
+    runs.map((r) => r.parentStepId),
+    steps.map(({ step }) => step.id),
+    steps.map(({ run }) => run.id),
+    steps.map(({ step }) => step.node),
+    steps.map(({ step }) => step.nodeType),
+    steps.map(({ step }) => step.kind),
+    steps.map(({ step }) => step.state),
+    steps.map(({ step }) => JSON.stringify(step.dependsOn)),
+    steps.map(({ step }) => step.dependsOn.length),
+    steps.map(({ step }) => step.onDepFailure),
+    steps.map(({ step }) => step.maxAttempts),
+    steps.map(({ step }) => step.timeoutMs),
+    steps.map(({ step }) => json(step.backoff)),
+    steps.map(({ step }) => step.delayMs),
+    steps.map(({ step }) => json(step.waitSignals)),
+    steps.map(({ step }) => step.waitN),
+    steps.map(({ step }) => step.maxWaitMs),
+    steps.map(({ step }) => step.waitForMs),
+    steps.map(({ step }) => step.maxParallel),
+  ];
+}

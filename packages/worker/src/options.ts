@@ -1,0 +1,69 @@
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { Duration, WorkflowDefinition } from '@cyclone/core';
+import type { Handler } from './step-context.js';
+
+/** Options of a {@link Worker}. */
+export interface WorkerOptions {
+  /** A Postgres URL; the worker then owns (and closes) its pool. */
+  readonly connectionString?: string;
+  /** Or a pool the application owns; the worker leaves it open. */
+  readonly pool?: pg.Pool;
+  /**
+   * Postgres schema of Cyclone's tables.
+   * @defaultValue `'public'`
+   */
+  readonly schema?: string;
+  /** Handlers by kind. The worker claims steps of exactly these kinds. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly handlers: Readonly<Record<string, Handler<any, any>>>;
+  /** Workflows this worker serves; every task kind they use must have a handler here. */
+  readonly workflows?: readonly WorkflowDefinition[];
+  /**
+   * Steps executed at once.
+   * @defaultValue 10
+   */
+  readonly concurrency?: number;
+  /**
+   * How long a claim holds without a heartbeat; a worker that dies loses its steps after this.
+   * @defaultValue `'30s'`
+   */
+  readonly leaseDuration?: Duration;
+  /**
+   * How often leases are renewed while handlers run.
+   * @defaultValue a third of `leaseDuration`
+   */
+  readonly heartbeatInterval?: Duration;
+  /**
+   * How often to look for work when no notification came (a missed one, or a step whose
+   * `scheduled_at` arrived).
+   * @defaultValue `'1s'`
+   */
+  readonly pollInterval?: Duration;
+  /**
+   * Largest step output, in bytes of UTF-8 JSON; a larger one discards the step (`permanent`).
+   * @defaultValue `OutputBytes` (1 MiB)
+   */
+  readonly maxOutputBytes?: number;
+  /**
+   * Most completions written in one statement.
+   * @defaultValue 100
+   */
+  readonly completionBatchSize?: number;
+  /** A pino logger; the worker logs through a child of it. @defaultValue `pino({ name: 'cyclone-worker' })` */
+  readonly logger?: Logger;
+  /** This worker's id in claims, events and logs. @defaultValue `<hostname>:<pid>:<random>` */
+  readonly id?: string;
+  /** Random source of the backoff jitter (tests pass a seeded one). @defaultValue `Math.random` */
+  readonly random?: () => number;
+}
+
+/** Options of {@link Worker.stop}. */
+export interface StopOptions {
+  /**
+   * How long in-flight handlers may take to finish before they are aborted and their steps
+   * released (back to available, no attempt charged).
+   * @defaultValue `'10s'`
+   */
+  readonly timeout?: Duration;
+}

@@ -1,0 +1,383 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { pino, type Logger } from 'pino';
+import {
+  backoffDelay,
+  DefaultBackoff,
+  encodePayload,
+  ErrorKind,
+  isPermanentError,
+  isSnoozeError,
+  OutputBytes,
+  toMilliseconds,
+  ValidationError,
+} from '@cyclone/core';
+import {
+  Channels,
+  Notifier,
+  PostgresStore,
+  type ClaimedStep,
+} from '@cyclone/store-postgres';
+import { BatchCompleter } from './completer.js';
+import type { StopOptions, WorkerOptions } from './options.js';
+import type { Handler, StepContext } from './step-context.js';
+
+interface InFlight {
+  readonly step: ClaimedStep;
+  readonly controller: AbortController;
+  /** Set when the worker no longer holds the step: its result must not be recorded. */
+  lost?: 'lease lost' | 'released';
+}
+
+class StepTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`step timed out after ${timeoutMs}ms`);
+    this.name = 'StepTimeoutError';
+  }
+}
+
+/**
+ * Executes steps: claims available steps of its handlers' kinds, runs them with leases renewed
+ * by heartbeats, and records each outcome fenced by its claim. Run as many workers, on as many
+ * machines, as the database can serve.
+ *
+ * @example
+ * ```ts
+ * import { Worker } from '@cyclone/worker';
+ *
+ * const worker = new Worker({
+ *   connectionString: process.env.DATABASE_URL!,
+ *   handlers: { 'email.send': async (ctx) => ({ sent: true, to: (ctx.input as { to: string }).to }) },
+ *   concurrency: 10,
+ * });
+ * await worker.start();
+ * process.on('SIGTERM', () => void worker.stop({ timeout: '10s' }));
+ * ```
+ */
+export class Worker {
+  /** This worker's id, as recorded on its claims. */
+  readonly id: string;
+  readonly store: PostgresStore;
+  private readonly ownPool: pg.Pool | undefined;
+  private readonly logger: Logger;
+  private readonly handlers: ReadonlyMap<string, Handler>;
+  private readonly kinds: readonly string[];
+  private readonly concurrency: number;
+  private readonly leaseMs: number;
+  private readonly heartbeatMs: number;
+  private readonly pollMs: number;
+  private readonly maxOutputBytes: number;
+  private readonly random: () => number;
+  private readonly completer: BatchCompleter;
+  private readonly inFlight = new Map<string, InFlight>();
+  private readonly executions = new Set<Promise<void>>();
+  private notifier: Notifier | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private state: 'idle' | 'running' | 'stopping' | 'stopped' = 'idle';
+  private fetching: Promise<void> | undefined;
+  private fetchAgain = false;
+  private mayHaveMore = true;
+
+  constructor(options: WorkerOptions) {
+    const problems = [];
+    if (!options.pool && typeof options.connectionString !== 'string') {
+      problems.push({ path: 'connectionString', message: 'expected a connection string or a pg Pool (`pool`)' });
+    }
+    const handlers = Object.entries(options.handlers ?? {});
+    for (const [kind, handler] of handlers) {
+      if (typeof handler !== 'function') {
+        problems.push({ path: `handlers.${kind}`, message: `expected a function, got ${typeof handler}` });
+      }
+    }
+    const concurrency = options.concurrency ?? 10;
+    if (!Number.isInteger(concurrency) || concurrency < 1) {
+      problems.push({ path: 'concurrency', message: `expected a whole number >= 1, got ${concurrency}` });
+    }
+    for (const def of options.workflows ?? []) {
+      for (const node of def.nodes) {
+        if ((node.type === 'task' || node.type === 'fan_out') && !options.handlers?.[node.kind]) {
+          problems.push({
+            path: `workflows.${def.name}.nodes.${node.name}`,
+            message: `needs a handler of kind "${node.kind}"; register it in handlers`,
+          });
+        }
+      }
+    }
+    if (problems.length > 0) throw new ValidationError('worker options', problems);
+
+    this.id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    this.ownPool = options.pool ? undefined : new pg.Pool({ connectionString: options.connectionString, max: 4 });
+    this.store = new PostgresStore({
+      pool: options.pool ?? this.ownPool!,
+      ...(options.schema === undefined ? {} : { schema: options.schema }),
+    });
+    this.logger = (options.logger ?? pino({ name: 'cyclone-worker' })).child({ worker: this.id });
+    this.handlers = new Map(handlers as [string, Handler][]);
+    this.kinds = [...this.handlers.keys()];
+    this.concurrency = concurrency;
+    this.leaseMs = toMilliseconds(options.leaseDuration ?? '30s', 'leaseDuration');
+    this.heartbeatMs = options.heartbeatInterval
+      ? toMilliseconds(options.heartbeatInterval, 'heartbeatInterval')
+      : Math.max(50, Math.floor(this.leaseMs / 3));
+    this.pollMs = toMilliseconds(options.pollInterval ?? '1s', 'pollInterval');
+    this.maxOutputBytes = options.maxOutputBytes ?? OutputBytes;
+    this.random = options.random ?? Math.random;
+    this.completer = new BatchCompleter(this.store, options.completionBatchSize ?? 100);
+  }
+
+  /** Steps this worker is executing now. */
+  get activeSteps(): number {
+    return this.inFlight.size;
+  }
+
+  /** Starts listening for work and claiming it. Resolves once the worker is listening. */
+  async start(): Promise<void> {
+    if (this.state !== 'idle') throw new Error(`worker ${this.id} cannot start: it is ${this.state}`);
+    this.state = 'running';
+    const kinds = new Set(this.kinds);
+    this.notifier = new Notifier({
+      pool: this.store.pool,
+      channels: [Channels.stepsAvailable],
+      onNotification: (_channel, kind) => {
+        if (!kinds.has(kind)) return;
+        this.mayHaveMore = true;
+        this.wake();
+      },
+      onReconnect: () => {
+        this.mayHaveMore = true;
+        this.wake();
+      },
+      onError: (error) => this.logger.warn({ err: error }, 'notification connection lost; polling meanwhile'),
+    });
+    await this.notifier.start();
+    this.pollTimer = setInterval(() => {
+      this.mayHaveMore = true;
+      this.wake();
+    }, this.pollMs);
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.heartbeatMs);
+    this.logger.info({ kinds: this.kinds, concurrency: this.concurrency }, 'worker started');
+    this.wake();
+  }
+
+  /**
+   * Stops claiming, lets in-flight handlers finish for up to `timeout`, then aborts the rest and
+   * releases their steps (available again, no attempt charged), and closes what it opened.
+   */
+  async stop(options: StopOptions = {}): Promise<void> {
+    if (this.state === 'stopped' || this.state === 'stopping') return;
+    const wasRunning = this.state === 'running';
+    this.state = 'stopping';
+    clearInterval(this.pollTimer);
+    await this.notifier?.stop();
+    await this.fetching;
+    if (wasRunning) {
+      const timeoutMs = toMilliseconds(options.timeout ?? '10s', 'timeout');
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), timeoutMs);
+      });
+      const settled = await Promise.race([Promise.allSettled([...this.executions]), deadline]);
+      clearTimeout(timer);
+      if (settled === 'timeout') await this.releaseAll();
+    }
+    clearInterval(this.heartbeatTimer);
+    await this.completer.idle();
+    this.state = 'stopped';
+    await this.ownPool?.end();
+    this.logger.info('worker stopped');
+  }
+
+  private async releaseAll(): Promise<void> {
+    const entries = [...this.inFlight.values()];
+    this.logger.warn({ steps: entries.length }, 'shutdown timeout: aborting and releasing in-flight steps');
+    await Promise.all(
+      entries.map(async (entry) => {
+        entry.lost = 'released';
+        entry.controller.abort(new Error('worker shutdown timeout'));
+        try {
+          await this.store.release(entry.step.id, entry.step.claimToken);
+        } catch (error) {
+          this.logger.error({ err: error, stepId: entry.step.id }, 'release failed; the lease will expire');
+        }
+        this.inFlight.delete(entry.step.id);
+      }),
+    );
+  }
+
+  private wake(): void {
+    if (this.state !== 'running') return;
+    if (this.fetching) {
+      this.fetchAgain = true;
+      return;
+    }
+    this.fetching = this.fetch().finally(() => {
+      this.fetching = undefined;
+    });
+  }
+
+  private async fetch(): Promise<void> {
+    do {
+      this.fetchAgain = false;
+      const capacity = this.concurrency - this.inFlight.size;
+      if (capacity <= 0 || this.state !== 'running' || !this.mayHaveMore) return;
+      let steps: ClaimedStep[];
+      try {
+        steps = await this.store.claim({
+          kinds: this.kinds,
+          limit: capacity,
+          workerId: this.id,
+          leaseMs: this.leaseMs,
+        });
+      } catch (error) {
+        this.logger.error({ err: error }, 'claim failed; retrying at the next poll');
+        return;
+      }
+      // A short batch means the queue is drained for now: stop asking until something says
+      // there is more (a notification, the poll, or a completion's promotion).
+      this.mayHaveMore = steps.length === capacity;
+      for (const step of steps) this.launch(step);
+    } while (this.fetchAgain || (this.mayHaveMore && this.inFlight.size < this.concurrency));
+  }
+
+  private launch(step: ClaimedStep): void {
+    const entry: InFlight = { step, controller: new AbortController() };
+    this.inFlight.set(step.id, entry);
+    const execution = this.execute(entry).finally(() => {
+      this.inFlight.delete(step.id);
+      this.executions.delete(execution);
+      this.wake();
+    });
+    this.executions.add(execution);
+  }
+
+  private async execute(entry: InFlight): Promise<void> {
+    const { step, controller } = entry;
+    const log = this.logger.child({ runId: step.runId, stepId: step.id, node: step.node, kind: step.kind });
+    const handler = this.handlers.get(step.kind);
+    const attempt = step.attempts + 1;
+    let outcome: { ok: true; output: unknown } | { ok: false; error: unknown };
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      if (!handler) throw new Error(`no handler registered for kind "${step.kind}"`);
+      const ctx: StepContext = {
+        runId: step.runId,
+        stepId: step.id,
+        node: step.node,
+        kind: step.kind,
+        workflow: step.workflow,
+        input: step.input,
+        deps: step.deps,
+        item: step.item ?? undefined,
+        index: step.itemIndex ?? undefined,
+        attempt,
+        signal: controller.signal,
+        logger: log,
+      };
+      const running = Promise.resolve().then(() => handler(ctx));
+      if (step.timeoutMs !== null) {
+        const timeoutMs = step.timeoutMs;
+        const timedOut = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            const error = new StepTimeoutError(timeoutMs);
+            controller.abort(error);
+            reject(error);
+          }, timeoutMs);
+        });
+        running.catch(() => undefined);
+        outcome = { ok: true, output: await Promise.race([running, timedOut]) };
+      } else {
+        outcome = { ok: true, output: await running };
+      }
+    } catch (error) {
+      outcome = { ok: false, error };
+    } finally {
+      clearTimeout(timer);
+    }
+
+    if (entry.lost) {
+      log.warn({ reason: entry.lost }, 'step no longer held by this worker; its result is dropped');
+      return;
+    }
+    try {
+      await this.record(step, attempt, outcome, log);
+    } catch (error) {
+      log.error({ err: error }, 'recording the outcome failed; the lease will expire and the step be reclaimed');
+    }
+  }
+
+  private async record(
+    step: ClaimedStep,
+    attempt: number,
+    outcome: { ok: true; output: unknown } | { ok: false; error: unknown },
+    log: Logger,
+  ): Promise<void> {
+    let error: unknown;
+    if (outcome.ok) {
+      let outputJson: string | undefined;
+      try {
+        outputJson = encodePayload(outcome.output === undefined ? null : outcome.output, {
+          maxBytes: this.maxOutputBytes,
+          subject: `output of node "${step.node}"`,
+          path: 'output',
+        });
+      } catch (invalid) {
+        error = invalid;
+      }
+      if (outputJson !== undefined) {
+        const accepted = await this.completer.complete({
+          stepId: step.id,
+          claimToken: step.claimToken,
+          outputJson,
+        });
+        if (accepted) log.debug({ attempt }, 'step completed');
+        else log.warn({ attempt }, 'stale completion dropped: the claim moved on');
+        return;
+      }
+    } else {
+      error = outcome.error;
+    }
+
+    if (isSnoozeError(error)) {
+      const held = await this.store.snooze(step.id, step.claimToken, error.delayMs);
+      if (!held) log.warn('stale snooze dropped: the claim moved on');
+      return;
+    }
+    // An invalid output can never be stored, so it is permanent like an explicit permanent().
+    const permanent = isPermanentError(error) || error instanceof ValidationError;
+    const message = error instanceof Error ? error.message : String(error);
+    const stack = error instanceof Error ? (error.stack ?? null) : null;
+    const result = await this.store.fail({
+      stepId: step.id,
+      claimToken: step.claimToken,
+      errorKind: permanent ? ErrorKind.Permanent : ErrorKind.Retryable,
+      error: message,
+      panicStack: stack,
+      attempts: step.attempts,
+      maxAttempts: step.maxAttempts,
+      retryDelayMs: backoffDelay(step.backoff ?? DefaultBackoff, attempt, this.random),
+    });
+    if (result === 'fenced') log.warn({ attempt }, 'stale failure dropped: the claim moved on');
+    else log.info({ attempt, outcome: result, errorKind: permanent ? 'permanent' : 'retryable', error: message }, 'step failed');
+  }
+
+  private async heartbeat(): Promise<void> {
+    const entries = [...this.inFlight.values()].filter((e) => !e.lost);
+    if (entries.length === 0) return;
+    try {
+      const held = await this.store.heartbeat(
+        entries.map((e) => ({ stepId: e.step.id, claimToken: e.step.claimToken })),
+        this.leaseMs,
+      );
+      for (const entry of entries) {
+        if (held.has(entry.step.id) || !this.inFlight.has(entry.step.id)) continue;
+        entry.lost = 'lease lost';
+        entry.controller.abort(new Error('lease lost: the step was cancelled, reclaimed or ended'));
+        this.logger.warn({ stepId: entry.step.id, runId: entry.step.runId }, 'lease lost; aborting handler');
+      }
+    } catch (error) {
+      this.logger.warn({ err: error }, 'heartbeat failed; retrying at the next interval');
+    }
+  }
+}
