@@ -220,10 +220,15 @@ export class Client {
     return this.store.listSteps(runId);
   }
 
-  /** A run's history in order. @throws NotFoundError for an unknown run. */
-  async events(runId: string): Promise<StepEvent[]> {
+  /**
+   * A run's history in order. Pass `after` (the id of the last event seen) to read only what
+   * happened since, e.g. to follow a run.
+   *
+   * @throws NotFoundError for an unknown run
+   */
+  async events(runId: string, options: { readonly after?: number; readonly limit?: number } = {}): Promise<StepEvent[]> {
     await this.getRun(runId);
-    return this.store.listEvents(runId);
+    return this.store.listEvents(runId, options.after, options.limit);
   }
 
   /**

@@ -13,7 +13,12 @@ const policyArb = fc
     factor: fc.double({ min: 1, max: 10, noNaN: true }),
     jitter: fc.double({ min: 0, max: 1, noNaN: true }),
   })
-  .map(({ initialMs, extraMs, factor, jitter }) => ({ initialMs, maxMs: initialMs + extraMs, factor, jitter }));
+  .map(({ initialMs, extraMs, factor, jitter }) => ({
+    initialMs,
+    maxMs: initialMs + extraMs,
+    factor,
+    jitter,
+  }));
 
 describe('DefaultBackoff', () => {
   test('starts at 1s, doubles, stops at 10m and takes off up to 20%', () => {

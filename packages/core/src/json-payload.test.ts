@@ -30,7 +30,12 @@ class Money {
 
 describe('encodePayload accepts', () => {
   test('any JSON value, written exactly as JSON.stringify writes it', () => {
-    fc.assert(fc.property(fc.jsonValue(), (value) => encodePayload(value, options) === JSON.stringify(value)));
+    fc.assert(
+      fc.property(
+        fc.jsonValue(),
+        (value) => encodePayload(value, options) === JSON.stringify(value),
+      ),
+    );
   });
 
   test('a Date as its ISO string, and any value through its toJSON', () => {
@@ -48,7 +53,9 @@ describe('encodePayload accepts', () => {
   test('objects without a prototype, and one object referenced twice without a cycle', () => {
     const bare = Object.assign(Object.create(null) as object, { x: 1 });
     const shared = { y: 2 };
-    expect(encodePayload({ bare, p: shared, q: [shared] }, options)).toBe('{"bare":{"x":1},"p":{"y":2},"q":[{"y":2}]}');
+    expect(encodePayload({ bare, p: shared, q: [shared] }, options)).toBe(
+      '{"bare":{"x":1},"p":{"y":2},"q":[{"y":2}]}',
+    );
   });
 
   test('a payload of exactly maxBytes', () => {
@@ -77,7 +84,10 @@ describe('encodePayload rejects, naming the path of the offending value', () => 
 
   test('a hole in a sparse array', () => {
     // eslint-disable-next-line no-sparse-arrays
-    expect(onlyIssue([1, , 3])).toEqual({ path: 'input[1]', message: expect.stringContaining('a hole in a sparse array') });
+    expect(onlyIssue([1, , 3])).toEqual({
+      path: 'input[1]',
+      message: expect.stringContaining('a hole in a sparse array'),
+    });
   });
 
   test('functions and symbols, which JSON would drop silently', () => {
@@ -85,7 +95,10 @@ describe('encodePayload rejects, naming the path of the offending value', () => 
       path: 'input.callback',
       message: expect.stringMatching(/a function is not JSON.*would drop it/),
     });
-    expect(onlyIssue({ tag: Symbol('t') })).toEqual({ path: 'input.tag', message: expect.stringContaining('a symbol is not JSON') });
+    expect(onlyIssue({ tag: Symbol('t') })).toEqual({
+      path: 'input.tag',
+      message: expect.stringContaining('a symbol is not JSON'),
+    });
   });
 
   test('BigInt', () => {
@@ -131,7 +144,9 @@ describe('encodePayload rejects, naming the path of the offending value', () => 
   test('\\u0000 in a string or a property name, which Postgres jsonb cannot store', () => {
     expect(onlyIssue({ note: 'a\u0000b' })).toEqual({
       path: 'input.note',
-      message: expect.stringMatching(/a string containing \\u0000 \(at index 1\), which Postgres jsonb cannot store/),
+      message: expect.stringMatching(
+        /a string containing \\u0000 \(at index 1\), which Postgres jsonb cannot store/,
+      ),
     });
     expect(onlyIssue({ 'k\u0000': 1 })).toEqual({
       path: 'input["k\\u0000"]',
@@ -147,9 +162,17 @@ describe('encodePayload rejects, naming the path of the offending value', () => 
   });
 
   test('a payload larger than maxBytes, saying the size and the limit', () => {
-    const error = rejection(() => encodePayload('é'.repeat(10), { maxBytes: 21, subject: 'output of node "charge"', path: 'output' }));
+    const error = rejection(() =>
+      encodePayload('é'.repeat(10), {
+        maxBytes: 21,
+        subject: 'output of node "charge"',
+        path: 'output',
+      }),
+    );
     expect(error.subject).toBe('output of node "charge"');
-    expect(error.issues).toEqual([{ path: 'output', message: 'is 22 bytes of UTF-8 JSON, expected at most 21 bytes' }]);
+    expect(error.issues).toEqual([
+      { path: 'output', message: 'is 22 bytes of UTF-8 JSON, expected at most 21 bytes' },
+    ]);
     expect(error.message).toContain('invalid output of node "charge": output: is 22 bytes');
   });
 
@@ -165,13 +188,20 @@ describe('encodePayload rejects, naming the path of the offending value', () => 
   test('every problem at once, up to 20, then says more were left out', () => {
     const error = rejection(() => encodePayload({ a: Number.NaN, b: [undefined], c: 1n }, options));
     expect(error.issues.map((i) => i.path)).toEqual(['input.a', 'input.b[0]', 'input.c']);
-    const many = rejection(() => encodePayload(Array.from({ length: 50 }, () => Number.NaN), options));
+    const many = rejection(() =>
+      encodePayload(
+        Array.from({ length: 50 }, () => Number.NaN),
+        options,
+      ),
+    );
     expect(many.issues).toHaveLength(21);
     expect(many.issues[20]!.message).toContain('further problems not listed (stopped after 20)');
   });
 
   test('without a path option, paths start at the value itself', () => {
-    const error = rejection(() => encodePayload({ a: { b: Number.NaN } }, { maxBytes: 100, subject: 'signal payload' }));
+    const error = rejection(() =>
+      encodePayload({ a: { b: Number.NaN } }, { maxBytes: 100, subject: 'signal payload' }),
+    );
     expect(error.issues[0]!.path).toBe('a.b');
   });
 });
@@ -188,10 +218,16 @@ describe('payloadByteLength', () => {
   test('agrees with TextEncoder on any UTF-16 text, lone surrogates included', () => {
     const unit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code));
     fc.assert(
-      fc.property(fc.string({ unit, maxLength: 100 }), (text) => payloadByteLength(text) === new TextEncoder().encode(text).length),
+      fc.property(
+        fc.string({ unit, maxLength: 100 }),
+        (text) => payloadByteLength(text) === new TextEncoder().encode(text).length,
+      ),
     );
     fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), (text) => payloadByteLength(text) === new TextEncoder().encode(text).length),
+      fc.property(
+        fc.string({ unit: 'binary' }),
+        (text) => payloadByteLength(text) === new TextEncoder().encode(text).length,
+      ),
     );
   });
 });

@@ -62,18 +62,18 @@ export function encodePayload(value: unknown, options: EncodePayloadOptions): st
   // Every holder seen so far: its path, and the holder it was reached from (to detect cycles).
   const paths = new WeakMap<object, string>();
   const parents = new WeakMap<object, object>();
-  const root = { '': value };
-  paths.set(root, base);
-
   // The replacer sees each value after toJSON, with `this` bound to the object holding it, in
   // document order, so one JSON.stringify pass both checks and writes: what is stored is exactly
   // what was checked, and toJSON runs once.
   function replacer(this: unknown, key: string, current: unknown): unknown {
     const holder = this as object;
+    const holderPath = paths.get(holder);
+    // Every holder but one was registered below when it was visited as a value; the exception is
+    // the `{ '': value }` wrapper JSON.stringify starts from.
+    const atRoot = holderPath === undefined;
     const inArray = Array.isArray(holder);
-    const path =
-      holder === root ? base : joinPath(paths.get(holder) ?? base, inArray ? Number(key) : key);
-    if (!inArray && holder !== root) checkText(key, path, 'property name', report);
+    const path = atRoot ? base : joinPath(holderPath, inArray ? Number(key) : key);
+    if (!inArray && !atRoot) checkText(key, path, 'property name', report);
     const original = (holder as Record<string, unknown>)[key];
     if (original instanceof Date && Number.isNaN(original.getTime())) {
       report(path, 'an invalid Date, which JSON writes as null, expected a valid Date');
@@ -105,7 +105,7 @@ export function encodePayload(value: unknown, options: EncodePayloadOptions): st
         );
         return null;
       case 'undefined':
-        if (holder === root)
+        if (atRoot)
           report(
             path,
             'undefined is not JSON, expected a JSON value (null, boolean, number, string, array or object)',

@@ -5,7 +5,9 @@ describe('seededRandom', () => {
   test('yields the same sequence for the same seed, in any process', () => {
     const random = seededRandom(42);
     // Fixed values: a change of algorithm would silently change every seeded test.
-    expect([random(), random(), random()]).toEqual([0.6011037519201636, 0.44829055899754167, 0.8524657934904099]);
+    expect([random(), random(), random()]).toEqual([
+      0.6011037519201636, 0.44829055899754167, 0.8524657934904099,
+    ]);
     const a = seededRandom(7);
     const b = seededRandom(7);
     expect(Array.from({ length: 100 }, a)).toEqual(Array.from({ length: 100 }, b));

@@ -19,7 +19,9 @@ function reversedKeys(value: unknown): unknown {
 describe('sha256Hex', () => {
   test('matches the FIPS 180-4 test vectors', () => {
     expect(sha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
-    expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(sha256Hex('abc')).toBe(
+      'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+    );
     expect(sha256Hex('abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq')).toBe(
       '248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1',
     );
@@ -33,7 +35,12 @@ describe('sha256Hex', () => {
   });
 
   test('agrees with node:crypto on any Unicode text', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (text) => sha256Hex(text) === nodeSha256(text)));
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 300 }),
+        (text) => sha256Hex(text) === nodeSha256(text),
+      ),
+    );
   });
 });
 
@@ -52,7 +59,12 @@ describe('canonicalJson', () => {
   });
 
   test('does not depend on key order', () => {
-    fc.assert(fc.property(fc.jsonValue(), (value) => canonicalJson(value) === canonicalJson(reversedKeys(value))));
+    fc.assert(
+      fc.property(
+        fc.jsonValue(),
+        (value) => canonicalJson(value) === canonicalJson(reversedKeys(value)),
+      ),
+    );
   });
 
   test('follows JSON.stringify for undefined, functions, toJSON, boxed primitives and non-finite numbers', () => {
@@ -63,7 +75,9 @@ describe('canonicalJson', () => {
       at: new Date(Date.UTC(2024, 0, 2)),
       boxed: new String('s'),
     };
-    expect(canonicalJson(value)).toBe('{"at":"2024-01-02T00:00:00.000Z","boxed":"s","list":[null,null,null]}');
+    expect(canonicalJson(value)).toBe(
+      '{"at":"2024-01-02T00:00:00.000Z","boxed":"s","list":[null,null,null]}',
+    );
   });
 
   test('refuses what JSON cannot represent', () => {
@@ -83,23 +97,32 @@ describe('canonicalJson', () => {
 describe('stableHash', () => {
   test('is the SHA-256 of the canonical JSON, fixed across processes and versions', () => {
     const value = { b: { '10': 1, '2': 2, é: 'ü' }, a: [true, null, 'x'] };
-    expect(stableHash(value)).toBe('73116f93eae3808b63d7c8876c0fab84d211832b24da9e36f285b9014fa90f7e');
+    expect(stableHash(value)).toBe(
+      '73116f93eae3808b63d7c8876c0fab84d211832b24da9e36f285b9014fa90f7e',
+    );
   });
 
   test('does not change with key order', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (value) => stableHash(value) === stableHash(reversedKeys(value))),
+      fc.property(
+        fc.dictionary(fc.string(), fc.jsonValue()),
+        (value) => stableHash(value) === stableHash(reversedKeys(value)),
+      ),
     );
   });
 
   test('changes with any change of content', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string(), fc.jsonValue(), { minKeys: 1 }), fc.nat(), (value, pick) => {
-        const keys = Object.keys(value);
-        const key = keys[pick % keys.length]!;
-        const changed = { ...value, [key]: { changed: value[key] ?? null } };
-        expect(stableHash(changed)).not.toBe(stableHash(value));
-      }),
+      fc.property(
+        fc.dictionary(fc.string(), fc.jsonValue(), { minKeys: 1 }),
+        fc.nat(),
+        (value, pick) => {
+          const keys = Object.keys(value);
+          const key = keys[pick % keys.length]!;
+          const changed = { ...value, [key]: { changed: value[key] ?? null } };
+          expect(stableHash(changed)).not.toBe(stableHash(value));
+        },
+      ),
     );
     expect(stableHash({ a: 1 })).not.toBe(stableHash({ a: '1' }));
     expect(stableHash([1, 2])).not.toBe(stableHash([2, 1]));

@@ -63,7 +63,7 @@ WITH input AS (
                           THEN now() ELSE d.scheduled_at END
   FROM dep_hits h, run_upd ru
   WHERE d.id = h.id AND ru.id = d.run_id AND d.state = ANY($6::text[])
-  RETURNING d.id, d.run_id, d.kind, d.state, d.node_type, d.deps_remaining
+  RETURNING d.id, d.run_id, d.node, d.kind, d.state, d.node_type, d.deps_remaining
 ), ended AS (
   SELECT id, parent_run_id, previous_state FROM run_upd WHERE state = 'completed' AND open_steps = 0
 ), settle AS (
@@ -79,6 +79,9 @@ WITH input AS (
   FROM done
   UNION ALL
   SELECT id, NULL, NULL, 'run_completed', previous_state, 'completed', NULL FROM ended
+  UNION ALL
+  SELECT run_id, id, node, 'step_ready', 'pending', 'available', NULL FROM promoted
+  WHERE state = 'available'
 ), notify_steps AS (
   SELECT pg_notify('${Channels.stepsAvailable}', kind)
   FROM (SELECT DISTINCT kind FROM promoted WHERE state = 'available' AND kind IS NOT NULL) k

@@ -1,0 +1,8 @@
+/** A mistake in how the command was called: printed with the usage, exit code 2. */
+export class UsageError extends Error {
+  readonly code = 'USAGE';
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}

@@ -1,0 +1,16 @@
+import type { Output } from '../output.js';
+
+/** Flags every command understands. */
+export interface GlobalFlags {
+  readonly databaseUrl?: string;
+  readonly schema?: string;
+  readonly json: boolean;
+}
+
+/** What a command receives. */
+export interface CommandContext {
+  readonly args: readonly string[];
+  readonly flags: GlobalFlags;
+  readonly options: Readonly<Record<string, string | boolean | undefined>>;
+  readonly output: Output;
+}

@@ -1,0 +1,32 @@
+import { stepLabel } from '../labels.js';
+import { UsageError } from '../cli-error.js';
+import { table } from '../output.js';
+import type { CommandContext } from './context.js';
+import { withClient } from './with-client.js';
+
+/** `cyclone steps RUN`: the run's steps with their states (database values) and labels. */
+export async function stepsCommand(ctx: CommandContext): Promise<number> {
+  const runId = ctx.args[0];
+  if (!runId) throw new UsageError('steps needs a run id');
+  const steps = await withClient(ctx, (client) => client.listSteps(runId));
+  if (ctx.flags.json) {
+    ctx.output.out(JSON.stringify(steps, null, 2));
+    return 0;
+  }
+  ctx.output.out(
+    table(
+      ['node', 'type', 'state', 'label', 'attempts', 'reclaims', 'error kind', 'error'],
+      steps.map((s) => [
+        s.itemIndex === null ? s.node : `${s.node}[${s.itemIndex}]`,
+        s.nodeType,
+        s.state,
+        stepLabel(s) ?? '-',
+        `${s.attempts}/${s.maxAttempts}`,
+        String(s.reclaims),
+        s.errorKind ?? '-',
+        (s.error ?? '-').split('\n')[0]!.slice(0, 80),
+      ]),
+    ),
+  );
+  return 0;
+}
