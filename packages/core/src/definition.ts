@@ -253,18 +253,22 @@ export function nameListSchema(what: string, minItems: number) {
     });
 }
 
-/** @internal */
+/**
+ * The schema of an {@link OnDepFailure} value.
+ *
+ * @internal
+ */
 export const onDepFailureSchema = z.enum(['fail_run', 'cancel_branch'], {
   error: expected('expected "fail_run" or "cancel_branch" (OnDepFailure.FailRun or .CancelBranch)'),
 });
 
-/** @internal */
+/** The schema of a node name. @internal */
 export const nodeNameSchema = nameSchema('a node name');
-/** @internal */
+/** The schema of a handler kind. @internal */
 export const kindSchema = nameSchema('a handler kind');
-/** @internal */
+/** The schema of a signal name. @internal */
 export const signalNameSchema = nameSchema('a signal name');
-/** @internal */
+/** The schema of a workflow name. @internal */
 export const workflowNameSchema = nameSchema('a workflow name');
 
 const MaxWaitMs = Number.MAX_SAFE_INTEGER;
@@ -281,10 +285,14 @@ export const backoffPolicySchema = z
     { error: expected('expected a backoff policy { initialMs, maxMs, factor, jitter }') },
   )
   .refine((policy) => policy.initialMs <= policy.maxMs, {
-    error: (issue) => `${backoffOrderMessage(issue.input)}`,
+    error: (issue) => backoffOrderMessage(issue.input),
   });
 
-/** @internal */
+/**
+ * The message for a backoff whose initial delay exceeds its maximum.
+ *
+ * @internal
+ */
 export function backoffOrderMessage(input: unknown): string {
   const policy = input as Partial<BackoffPolicy> | undefined;
   return `expected the initial delay (${policy?.initialMs}ms) not to exceed the maximum (${policy?.maxMs}ms)`;

@@ -38,11 +38,11 @@ import { DefaultMaxAttempts, MaxFanOutItems } from './limits.js';
  * @packageDocumentation
  */
 
+// `string & {}` keeps the literal names from collapsing into `string`, so editors still list them.
 /**
  * A node name: the names declared so far are offered by autocomplete, and any other string is
  * accepted, since a dependency may be declared later (`build()` checks that it exists).
  */
-// `string & {}` keeps the literal names from collapsing into `string`, so editors still list them.
 export type NodeRef<Names extends string> = Names | (string & {});
 
 /** Backoff between attempts, in the builder's units; unset fields fall back to the workflow defaults. */

@@ -18,6 +18,18 @@ export interface SchedulerOptions {
    * @defaultValue `'1s'`
    */
   readonly interval?: Duration;
+  /**
+   * How long an available step may wait while no live worker handles its kind before it is
+   * discarded (error kind `permanent`, naming the kind), so a typo in a kind fails loudly instead
+   * of hanging. `false` turns this off.
+   * @defaultValue `'5m'`
+   */
+  readonly unservedKindGrace?: Duration | false;
+  /**
+   * A worker whose registration is older than this counts as gone.
+   * @defaultValue `'30s'`
+   */
+  readonly workerLiveness?: Duration;
   /** @defaultValue `pino({ name: 'cyclone-scheduler' })` */
   readonly logger?: Logger;
   /** @defaultValue `<hostname>:<pid>:<random>` */
@@ -28,8 +40,9 @@ export interface SchedulerOptions {
 const LEADER_LEASE = 'scheduler';
 
 /**
- * Runs Cyclone's time-driven scanners: the recovery sweep that reclaims expired leases (more
- * scanners arrive with timers, waits, deadlines and cron). Run one or more replicas: they elect
+ * Runs Cyclone's time-driven scanners: the recovery sweep that reclaims expired leases, and the
+ * sweep that fails steps whose kind no live worker handles (more scanners arrive with timers,
+ * waits, deadlines and cron). Run one or more replicas: they elect
  * one leader through a lease in the database, and only the leader scans.
  *
  * @example
@@ -45,10 +58,12 @@ export class Scheduler {
   private readonly ownPool: pg.Pool | undefined;
   private readonly logger: Logger;
   private readonly intervalMs: number;
+  private readonly unservedGraceMs: number | false;
+  private readonly livenessMs: number;
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private leading = false;
-  private running = false;
+  private stopped = false;
 
   constructor(options: SchedulerOptions) {
     this.id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
@@ -59,6 +74,11 @@ export class Scheduler {
     });
     this.logger = (options.logger ?? pino({ name: 'cyclone-scheduler' })).child({ scheduler: this.id });
     this.intervalMs = toMilliseconds(options.interval ?? '1s', 'interval');
+    this.unservedGraceMs =
+      options.unservedKindGrace === false
+        ? false
+        : toMilliseconds(options.unservedKindGrace ?? '5m', 'unservedKindGrace');
+    this.livenessMs = toMilliseconds(options.workerLiveness ?? '30s', 'workerLiveness');
   }
 
   /** Whether this replica is the leader now. */
@@ -68,7 +88,7 @@ export class Scheduler {
 
   /** Starts electing and scanning; the first tick runs at once. */
   async start(): Promise<void> {
-    this.running = true;
+    this.stopped = false;
     await this.tick();
     this.timer = setInterval(() => {
       this.ticking ??= this.tick().finally(() => {
@@ -83,9 +103,17 @@ export class Scheduler {
       const leading = await this.store.attemptLeadership(LEADER_LEASE, this.id, this.intervalMs * 5);
       if (leading !== this.leading) this.logger.info({ leading }, leading ? 'became leader' : 'lost leadership');
       this.leading = leading;
-      if (!leading || !this.running) return;
+      if (!leading || this.stopped) return;
       const reclaimed = await this.store.reclaimExpired();
       if (reclaimed > 0) this.logger.info({ reclaimed }, 'reclaimed steps with expired leases');
+      if (this.unservedGraceMs !== false) {
+        const failed = await this.store.failUnservedSteps({
+          claimant: `scheduler:${this.id}`,
+          livenessMs: this.livenessMs,
+          graceMs: this.unservedGraceMs,
+        });
+        if (failed > 0) this.logger.warn({ failed }, 'discarded steps whose kind no live worker handles');
+      }
     } catch (error) {
       this.logger.error({ err: error }, 'scheduler tick failed; retrying at the next interval');
     }
@@ -93,7 +121,7 @@ export class Scheduler {
 
   /** Stops scanning, gives up the leadership and closes what it opened. */
   async stop(): Promise<void> {
-    this.running = false;
+    this.stopped = true;
     clearInterval(this.timer);
     await this.ticking;
     if (this.leading) await this.store.resignLeadership(LEADER_LEASE, this.id).catch(() => undefined);

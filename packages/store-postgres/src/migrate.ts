@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { drizzle } from 'drizzle-orm/node-postgres';
@@ -25,11 +26,16 @@ export interface MigrateResult {
   readonly applied: number;
 }
 
-/** The migrations shipped in the package, or the repository's folder when running from source. */
+/**
+ * Where the SQL migrations are: the copy shipped in the package (`dist/` runs), or the
+ * repository's top-level `migrations/` folder when running from source, so a freshly generated
+ * migration is used without a build.
+ */
 export function defaultMigrationsFolder(): string {
-  const shipped = fileURLToPath(new URL('../migrations', import.meta.url));
-  if (existsSync(shipped)) return shipped;
-  return fileURLToPath(new URL('../../../migrations', import.meta.url));
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const repository = path.resolve(here, '../../../migrations');
+  if (path.basename(here) === 'src' && existsSync(repository)) return repository;
+  return path.resolve(here, '../migrations');
 }
 
 /**

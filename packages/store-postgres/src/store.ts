@@ -38,6 +38,10 @@ import { getNodeOutput } from './sql/get-node-output.js';
 import { getLeafOutputs } from './sql/get-leaf-outputs.js';
 import { attemptLeadership } from './sql/attempt-leadership.js';
 import { resignLeadership } from './sql/resign-leadership.js';
+import { upsertWorker } from './sql/upsert-worker.js';
+import { removeWorker } from './sql/remove-worker.js';
+import { findUnservedSteps } from './sql/find-unserved-steps.js';
+import { claimStep } from './sql/claim-step.js';
 
 // The changes each write performs, built from core's table once: an illegal one fails at import,
 // and each statement is handed its allowed from-states.
@@ -482,6 +486,58 @@ export class PostgresStore {
   /** Gives up the named lease if `holder` has it. */
   async resignLeadership(name: string, holder: string): Promise<void> {
     await this.exec.count(resignLeadership, [name, holder]);
+  }
+
+  /** Registers (or refreshes) a live worker and the kinds it handles. */
+  async registerWorker(workerId: string, kinds: readonly string[]): Promise<void> {
+    await this.exec.count(upsertWorker, [workerId, kinds]);
+  }
+
+  /** Forgets a stopped worker. */
+  async deregisterWorker(workerId: string): Promise<void> {
+    await this.exec.count(removeWorker, [workerId]);
+  }
+
+  /**
+   * Fails steps that no live worker can run: available for longer than `graceMs` while workers
+   * are live and none of them handles the step's kind. Each is claimed on behalf of `claimant`
+   * and discarded as permanent with an error that names the kind, then its run is settled, all
+   * in one transaction. Returns how many steps it failed.
+   */
+  async failUnservedSteps(p: {
+    claimant: string;
+    livenessMs: number;
+    graceMs: number;
+    limit?: number;
+  }): Promise<number> {
+    const steps = await this.exec.rows<{ id: string; run_id: string; kind: string }>(
+      findUnservedSteps,
+      [p.livenessMs, p.graceMs, p.limit ?? 100],
+    );
+    let failed = 0;
+    for (const step of steps) {
+      const done = await withTransaction(this.pool, async (client) => {
+        const tx = this.exec.on(client);
+        await tx.one(lockRunOfStep, [step.id]);
+        const claimed = await tx.one<{ claim_token: string }>(claimStep, [step.id, p.claimant, claim.from]);
+        if (!claimed) return false;
+        await tx.rows(discardStep, [
+          step.id,
+          claimed.claim_token,
+          `no live worker handles kind "${step.kind}": register a handler for it on a worker, then retry the step`,
+          ErrorKind.Permanent,
+          null,
+          'step_discarded',
+          discardPermanent.from,
+          JSON.stringify({ trigger: discardPermanent.trigger, reason: 'unserved_kind' }),
+          true,
+        ]);
+        await settleRun(tx, step.run_id);
+        return true;
+      });
+      if (done) failed++;
+    }
+    return failed;
   }
 
   /** Runs a statement again when Postgres aborted it for a deadlock. */

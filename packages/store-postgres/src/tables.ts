@@ -16,6 +16,7 @@ export interface Tables {
   readonly events: string;
   readonly schedules: string;
   readonly leaders: string;
+  readonly workers: string;
 }
 
 /** Builds the {@link Tables} of a schema (default `public`). */
@@ -30,5 +31,6 @@ export function tablesIn(schema = 'public'): Tables {
     events: q('cyclone_events'),
     schedules: q('cyclone_schedules'),
     leaders: q('cyclone_leaders'),
+    workers: q('cyclone_workers'),
   };
 }

@@ -30,6 +30,12 @@ interface InFlight {
   lost?: 'lease lost' | 'released';
 }
 
+/**
+ * How often a worker refreshes its row in `cyclone_workers`. The scheduler treats a worker unseen
+ * for several of these as gone (its `workerLiveness` option).
+ */
+export const WorkerRegistrationRefreshMs = 5_000;
+
 class StepTimeoutError extends Error {
   constructor(readonly timeoutMs: number) {
     super(`step timed out after ${timeoutMs}ms`);
@@ -75,6 +81,7 @@ export class Worker {
   private notifier: Notifier | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
+  private registrationTimer: NodeJS.Timeout | undefined;
   private state: 'idle' | 'running' | 'stopping' | 'stopped' = 'idle';
   private fetching: Promise<void> | undefined;
   private fetchAgain = false;
@@ -152,6 +159,12 @@ export class Worker {
       onError: (error) => this.logger.warn({ err: error }, 'notification connection lost; polling meanwhile'),
     });
     await this.notifier.start();
+    await this.store.registerWorker(this.id, this.kinds);
+    this.registrationTimer = setInterval(() => {
+      this.store.registerWorker(this.id, this.kinds).catch((error: unknown) => {
+        this.logger.warn({ err: error }, 'refreshing the worker registration failed');
+      });
+    }, WorkerRegistrationRefreshMs);
     this.pollTimer = setInterval(() => {
       this.mayHaveMore = true;
       this.wake();
@@ -183,7 +196,11 @@ export class Worker {
       if (settled === 'timeout') await this.releaseAll();
     }
     clearInterval(this.heartbeatTimer);
+    clearInterval(this.registrationTimer);
     await this.completer.idle();
+    await this.store.deregisterWorker(this.id).catch((error: unknown) => {
+      this.logger.warn({ err: error }, 'removing the worker registration failed; it expires by itself');
+    });
     this.state = 'stopped';
     await this.ownPool?.end();
     this.logger.info('worker stopped');

@@ -22,13 +22,19 @@ import {
  * Where drizzle records applied migrations. Must agree with `migrate()` of @cyclone/store-postgres,
  * so that a test calling it on a clone of the template finds everything applied already.
  */
-export const migrationsRecord = { migrationsSchema: 'public', migrationsTable: 'cyclone_migrations' };
+export const migrationsRecord = {
+  migrationsSchema: 'public',
+  migrationsTable: 'cyclone_migrations',
+};
 
 /** Postgres' `object_in_use`: "source database ... is being accessed by other users". */
 const objectInUse = '55006';
 
 /** Opens a connection to `url`, runs `fn`, and always closes the connection. */
-export async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+export async function withClient<T>(
+  url: string,
+  fn: (client: pg.Client) => Promise<T>,
+): Promise<T> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   // A server-side termination of an idle connection must not crash the process.
   client.on('error', () => undefined);
@@ -99,7 +105,8 @@ export async function cloneTemplate(
         await client.query(sql);
         return;
       } catch (error) {
-        if ((error as { code?: unknown }).code !== objectInUse || Date.now() >= deadline) throw error;
+        const retryable = (error as { code?: unknown }).code === objectInUse;
+        if (!retryable || Date.now() >= deadline) throw error;
         await sleep(Math.min(25 * attempt, 250) + Math.random() * 50);
       }
     }
@@ -114,10 +121,7 @@ export async function dropDatabase(serverUrl: string, name: string): Promise<voi
 }
 
 /** Drops those of our databases (template or test prefix) that `keep` rejects; returns how many. */
-async function dropMatching(
-  serverUrl: string,
-  keep: (name: string) => boolean,
-): Promise<number> {
+async function dropMatching(serverUrl: string, keep: (name: string) => boolean): Promise<number> {
   const names = await withClient(serverUrl, async (client) => {
     const result = await client.query<{ datname: string }>(
       'SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname LIKE $2',
@@ -142,7 +146,8 @@ export function dropRunDatabases(serverUrl: string, runTag: string): Promise<num
   const suffix = `${runTag}_`;
   return dropMatching(
     serverUrl,
-    (name) => name !== `${templatePrefix}${runTag}` && !name.startsWith(`${testDatabasePrefix}${suffix}`),
+    (name) =>
+      name !== `${templatePrefix}${runTag}` && !name.startsWith(`${testDatabasePrefix}${suffix}`),
   );
 }
 

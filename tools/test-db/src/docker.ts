@@ -25,7 +25,9 @@ export const defaultImage = 'postgres:17-alpine';
 const defaultSocket = '/var/run/docker.sock';
 
 /** The Docker endpoint from DOCKER_HOST or the default socket; `undefined` when there is none. */
-export function findDockerEndpoint(env: NodeJS.ProcessEnv = process.env): DockerEndpoint | undefined {
+export function findDockerEndpoint(
+  env: NodeJS.ProcessEnv = process.env,
+): DockerEndpoint | undefined {
   const dockerHost = env.DOCKER_HOST?.trim();
   if (dockerHost) {
     if (dockerHost.startsWith('unix://')) {
@@ -65,7 +67,9 @@ export function pingDocker(endpoint: DockerEndpoint, timeoutMs = 2000): Promise<
       if (response.statusCode === 200) resolve();
       else reject(new Error(`Docker ping answered HTTP ${response.statusCode ?? '?'}`));
     });
-    request.on('timeout', () => request.destroy(new Error(`Docker ping timed out after ${timeoutMs} ms`)));
+    request.on('timeout', () =>
+      request.destroy(new Error(`Docker ping timed out after ${timeoutMs} ms`)),
+    );
     request.on('error', reject);
   });
 }
@@ -84,9 +88,12 @@ export async function startPostgresContainer(
   const container = await new PostgreSqlContainer(image)
     .withCommand([
       'postgres',
-      ...['fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=300'].flatMap(
-        (setting) => ['-c', setting],
-      ),
+      ...[
+        'fsync=off',
+        'synchronous_commit=off',
+        'full_page_writes=off',
+        'max_connections=300',
+      ].flatMap((setting) => ['-c', setting]),
     ])
     .start();
   return {

@@ -67,7 +67,10 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedServer> {
     // Never true for a non-root user: it would try to run groupadd/useradd.
     createPostgresUser: isRoot,
     initdbFlags: ['--no-sync', '--encoding=UTF8', '--locale=C'],
-    postgresFlags: Object.entries(serverSettings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+    postgresFlags: Object.entries(serverSettings).flatMap(([name, value]) => [
+      '-c',
+      `${name}=${value}`,
+    ]),
     onLog: (message: string) => log.push(message),
     onError: (error: unknown) => log.push(error instanceof Error ? error.message : String(error)),
   });
@@ -79,9 +82,12 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedServer> {
     await pg.stop().catch(() => undefined);
     await fs.rm(dataDir, { recursive: true, force: true });
     const detail = error instanceof Error ? error.message : 'the server exited during start-up';
-    throw new Error(`embedded Postgres did not start: ${detail}\n${log.join('').trim().slice(-2000)}`, {
-      cause: error,
-    });
+    throw new Error(
+      `embedded Postgres did not start: ${detail}\n${log.join('').trim().slice(-2000)}`,
+      {
+        cause: error,
+      },
+    );
   }
 
   let stopped = false;
@@ -217,7 +223,7 @@ function canReachAs(ids: UserIds, target: string): boolean {
 function firstUntraversable(target: string, ids: UserIds | undefined): string | undefined {
   const resolved = path.resolve(target);
   const dirs: string[] = [];
-  for (let dir = isDirectory(resolved) ? resolved : path.dirname(resolved); ; ) {
+  for (let dir = isDirectory(resolved) ? resolved : path.dirname(resolved); ;) {
     dirs.unshift(dir);
     const parent = path.dirname(dir);
     if (parent === dir) break;

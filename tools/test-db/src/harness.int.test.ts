@@ -18,14 +18,16 @@ async function query<T extends pg.QueryResultRow>(
 }
 
 async function databaseExists(name: string): Promise<boolean> {
-  const rows = await query(testDbContext().serverUrl, 'SELECT 1 FROM pg_database WHERE datname = $1', [
-    name,
-  ]);
+  const rows = await query(
+    testDbContext().serverUrl,
+    'SELECT 1 FROM pg_database WHERE datname = $1',
+    [name],
+  );
   return rows.length === 1;
 }
 
 describe('the test database harness', () => {
-  it("gives the test file a database of its own, named after the run", async () => {
+  it('gives the test file a database of its own, named after the run', async () => {
     const { runTag } = testDbContext();
     expect(fileDatabase.name.startsWith(`cyclone_test_${runTag}_`)).toBe(true);
     const [row] = await query<{ db: string }>(fileDatabase.url, 'SELECT current_database() AS db');
@@ -39,8 +41,14 @@ describe('the test database harness', () => {
       expect(a.url).not.toBe(b.url);
       await query(a.url, 'CREATE TABLE only_in_a (id int PRIMARY KEY)');
       await query(a.url, 'INSERT INTO only_in_a VALUES (1)');
-      const [inA] = await query<{ t: string | null }>(a.url, "SELECT to_regclass('only_in_a')::text AS t");
-      const [inB] = await query<{ t: string | null }>(b.url, "SELECT to_regclass('only_in_a')::text AS t");
+      const [inA] = await query<{ t: string | null }>(
+        a.url,
+        "SELECT to_regclass('only_in_a')::text AS t",
+      );
+      const [inB] = await query<{ t: string | null }>(
+        b.url,
+        "SELECT to_regclass('only_in_a')::text AS t",
+      );
       expect(inA?.t).toBe('only_in_a');
       expect(inB?.t).toBeNull();
     } finally {

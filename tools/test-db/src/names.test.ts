@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createdAt, databaseUrl, newRunTag, newTestDatabaseName, quoteIdent, redactUrl } from './names.js';
+import {
+  createdAt,
+  databaseUrl,
+  newRunTag,
+  newTestDatabaseName,
+  quoteIdent,
+  redactUrl,
+} from './names.js';
 
 describe('names', () => {
   it('quotes identifiers, doubling embedded quotes', () => {
@@ -11,7 +18,9 @@ describe('names', () => {
   it('reads the creation time back from a database name', () => {
     const now = new Date('2030-01-02T03:04:05Z');
     const tag = newRunTag(now);
-    expect(createdAt(`cyclone_tpl_${tag}`)?.getTime()).toBe(Math.floor(now.getTime() / 1000) * 1000);
+    expect(createdAt(`cyclone_tpl_${tag}`)?.getTime()).toBe(
+      Math.floor(now.getTime() / 1000) * 1000,
+    );
     expect(createdAt(newTestDatabaseName(tag))?.getTime()).toBe(
       Math.floor(now.getTime() / 1000) * 1000,
     );

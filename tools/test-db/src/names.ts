@@ -39,7 +39,8 @@ export function createdAt(name: string): Date | undefined {
 
 /** Quotes a Postgres identifier: `a"b` becomes `"a""b"`. Identifiers cannot be bound parameters. */
 export function quoteIdent(name: string): string {
-  if (name.includes('\0')) throw new Error(`identifier contains a NUL byte: ${JSON.stringify(name)}`);
+  if (name.includes('\0'))
+    throw new Error(`identifier contains a NUL byte: ${JSON.stringify(name)}`);
   return `"${name.replaceAll('"', '""')}"`;
 }
 

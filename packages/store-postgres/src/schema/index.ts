@@ -6,3 +6,4 @@ export { cycloneEvents } from './events.js';
 export { cycloneSchedules, OVERLAP_POLICIES } from './schedules.js';
 export { cycloneLeaders } from './leases.js';
 export { STEP_NODE_TYPES, type StepNodeType } from './node-types.js';
+export { cycloneWorkers } from './workers.js';

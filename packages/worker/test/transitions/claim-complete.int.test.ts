@@ -34,6 +34,7 @@ describe('pending -> available', () => {
     const waiting = await stepRow(engine, runId, 'join');
     expect(waiting.state).toBe('pending');
     expect(waiting.deps_remaining).toBe(1);
+    expect((await eventRows(engine, runId)).map((e) => e.type)).not.toContain('step_ready');
     expect((await runRow(engine, runId)).open_steps).toBe(2);
 
     right.open('R');
@@ -44,6 +45,15 @@ describe('pending -> available', () => {
     expect(await secondsFromNow(engine, promoted.id, 'scheduled_at')).toBeLessThanOrEqual(0);
     expect(promoted.attempts).toBe(0);
     expect(promoted.claim_token).toBeNull();
+    // One step_ready event, written by the completion of the last dependency.
+    const ready = (await eventRows(engine, runId)).filter((e) => e.type === 'step_ready');
+    expect(ready.map((e) => [e.step_id, e.node, e.from_state, e.to_state])).toEqual([
+      [promoted.id, 'join', 'pending', 'available'],
+    ]);
+    const rightDone = (await eventRows(engine, runId)).find(
+      (e) => e.type === 'step_completed' && e.node === 'right',
+    );
+    expect(Number(ready[0]!.id)).toBeGreaterThan(Number(rightDone!.id));
 
     // A worker for the join kind now runs it with both upstream outputs.
     await engine.startWorker({ handlers: { 'promote.join': (ctx) => ctx.deps } });
@@ -172,6 +182,7 @@ describe('running -> completed', () => {
       ['run_submitted', null, null, 'running', null],
       ['step_started', 'first', 'available', 'running', null],
       ['step_completed', 'first', 'running', 'completed', null],
+      ['step_ready', 'second', 'pending', 'available', null],
       ['step_started', 'second', 'available', 'running', null],
       ['step_completed', 'second', 'running', 'completed', null],
       ['run_completed', null, 'running', 'completed', null],

@@ -1,0 +1,106 @@
+import pg from 'pg';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestDatabase } from '@cyclone/test-db';
+import { Client } from '@cyclone/client';
+import { PostgresStore } from '@cyclone/store-postgres';
+import { Scheduler, type SchedulerOptions } from '../src/index.js';
+
+const db = useTestDatabase();
+const logger = pino({ level: 'silent' });
+let pool: pg.Pool;
+let client: Client;
+let store: PostgresStore;
+
+beforeAll(() => {
+  pool = new pg.Pool({ connectionString: db.url, max: 6 });
+  client = new Client({ pool });
+  store = new PostgresStore({ pool });
+});
+afterAll(async () => {
+  await client.close();
+  await pool.end();
+});
+
+/** A scheduler that never ticks by itself: tests drive it with tick(). */
+function scheduler(options: Partial<SchedulerOptions> = {}): Scheduler {
+  return new Scheduler({ pool, logger, interval: '1h', ...options });
+}
+
+async function until(probe: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('leader election', () => {
+  it('lets exactly one replica lead, and another take over when it resigns', async () => {
+    const a = scheduler({ id: 'replica-a' });
+    const b = scheduler({ id: 'replica-b' });
+    await a.tick();
+    await b.tick();
+    expect([a.isLeader, b.isLeader]).toEqual([true, false]);
+    await a.stop();
+    await b.tick();
+    expect(b.isLeader).toBe(true);
+    await b.stop();
+  });
+});
+
+describe('the recovery sweep', () => {
+  it('reclaims a step whose lease expired: available again, reclaims 1, no attempt charged', async () => {
+    const { runId } = await client.enqueue('sweep.job', null);
+    const [claimed] = await store.claim({ kinds: ['sweep.job'], limit: 1, workerId: 'gone', leaseMs: 1 });
+    expect(claimed?.runId).toBe(runId);
+    const s = scheduler();
+    await until(async () => {
+      await s.tick();
+      const [step] = await client.listSteps(runId);
+      return step?.state === 'available';
+    }, 'the reclaim');
+    const [step] = await client.listSteps(runId);
+    expect(step).toMatchObject({ state: 'available', reclaims: 1, attempts: 0 });
+    expect((await client.getRun(runId)).reclaimCount).toBe(1);
+    await s.stop();
+  });
+});
+
+describe('the unserved-kind sweep', () => {
+  it('discards a step whose kind no live worker handles, naming the kind, and fails its run', async () => {
+    await store.registerWorker('worker-1', ['known.kind']);
+    const typo = await client.enqueue('knwon.kind', { n: 1 });
+    const served = await client.enqueue('known.kind', { n: 2 });
+    const s = scheduler({ unservedKindGrace: 0 });
+    await s.tick();
+    const [step] = await client.listSteps(typo.runId);
+    expect(step).toMatchObject({ state: 'discarded', errorKind: 'permanent', attempts: 1 });
+    expect(step?.error).toContain('no live worker handles kind "knwon.kind"');
+    expect(await client.getRun(typo.runId)).toMatchObject({ state: 'failed', errorKind: 'permanent' });
+    const [other] = await client.listSteps(served.runId);
+    expect(other?.state).toBe('available');
+    await s.stop();
+    await store.deregisterWorker('worker-1');
+  });
+
+  it('leaves steps alone while no worker is live at all (a deploy in progress)', async () => {
+    const { runId } = await client.enqueue('lonely.kind', null);
+    const s = scheduler({ unservedKindGrace: 0 });
+    await s.tick();
+    const [step] = await client.listSteps(runId);
+    expect(step?.state).toBe('available');
+    await s.stop();
+  });
+
+  it('waits out the grace period before discarding', async () => {
+    await store.registerWorker('worker-2', ['other.kind']);
+    const { runId } = await client.enqueue('patient.kind', null);
+    const s = scheduler({ unservedKindGrace: '1h' });
+    await s.tick();
+    const [step] = await client.listSteps(runId);
+    expect(step?.state).toBe('available');
+    await s.stop();
+    await store.deregisterWorker('worker-2');
+  });
+});
