@@ -73,12 +73,12 @@ function parse<T>(schema: z.ZodType<T>, value: unknown, subject: string): T {
 
 /** Validates the options of `submit` at the boundary. */
 export function parseSubmitOptions(value: unknown): SubmitOptions {
-  return parse(submitOptionsSchema, value, 'submit options') as SubmitOptions;
+  return parse(submitOptionsSchema, value, 'submit options');
 }
 
 /** Validates the options of `enqueue` at the boundary. */
 export function parseEnqueueOptions(value: unknown): EnqueueOptions {
-  return parse(enqueueOptionsSchema, value, 'enqueue options') as EnqueueOptions;
+  return parse(enqueueOptionsSchema, value, 'enqueue options');
 }
 
 /** Validates a handler kind. */
