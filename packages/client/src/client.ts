@@ -33,6 +33,7 @@ import {
   type SubmitOptions,
 } from './options.js';
 import { RunWaiter } from './run-waiter.js';
+import { assertSupportedNodes } from './supported-nodes.js';
 
 /** How a {@link Client} reaches Postgres: its own pool from a URL, or a pool the application owns. */
 export type ClientOptions = (
@@ -136,6 +137,7 @@ export class Client {
   ): Promise<Submitted[]> {
     const opts = parseSubmitOptions(options);
     const def = parseWorkflowDefinition(definition);
+    assertSupportedNodes(def);
     const runs = inputs.map((input, i) =>
       runOfDefinition(def, this.encodeInput(input, inputs.length > 1 ? `inputs[${i}]` : 'input'), {
         ...this.runOptions(opts, inputs.length > 1 ? i : undefined),

@@ -31,9 +31,13 @@ describe('losing database connections', () => {
 
       // Every session of the worker: its idle pool connections and its LISTEN connection.
       const killed = await engine.query<{ pid: number }>(
-        `SELECT pid FROM pg_stat_activity
-         WHERE datname = current_database() AND application_name = 'cyclone-victim'
-           AND pg_terminate_backend(pid)`,
+        `SELECT pid FROM (
+           SELECT pid FROM pg_stat_activity
+           WHERE datname = current_database() AND application_name = 'cyclone-victim'
+             AND pid <> pg_backend_pid()
+           OFFSET 0
+         ) victims
+         WHERE pg_terminate_backend(pid)`,
       );
       expect(killed.length).toBeGreaterThan(0);
       const { runId: after } = await engine.client.enqueue('conn.echo', 'after');
