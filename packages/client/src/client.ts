@@ -101,6 +101,10 @@ export class Client {
       ]);
     }
     this.ownPool = options.pool ? undefined : new pg.Pool({ connectionString: options.connectionString });
+    // An idle connection that fails (a server restart, a failover) is reported on the pool; the
+    // pool has already dropped it and opens a new one on demand. Without a listener the process
+    // would crash, so there is nothing more to do than not crash.
+    this.ownPool?.on('error', () => undefined);
     this.store = new PostgresStore({
       pool: options.pool ?? this.ownPool!,
       ...(options.schema === undefined ? {} : { schema: options.schema }),

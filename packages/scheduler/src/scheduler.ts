@@ -73,6 +73,10 @@ export class Scheduler {
       ...(options.schema === undefined ? {} : { schema: options.schema }),
     });
     this.logger = (options.logger ?? pino({ name: 'cyclone-scheduler' })).child({ scheduler: this.id });
+    // An idle connection's failure is reported on the pool, which replaces the connection itself.
+    this.ownPool?.on('error', (error) => {
+      this.logger.warn({ err: error }, 'an idle database connection was lost; the pool replaces it');
+    });
     this.intervalMs = toMilliseconds(options.interval ?? '1s', 'interval');
     this.unservedGraceMs =
       options.unservedKindGrace === false

@@ -121,6 +121,12 @@ export class Worker {
       ...(options.schema === undefined ? {} : { schema: options.schema }),
     });
     this.logger = (options.logger ?? pino({ name: 'cyclone-worker' })).child({ worker: this.id });
+    // pg emits an idle connection's failure (a Postgres restart or failover, pg_terminate_backend)
+    // on its pool; with no listener that crashes the process. The pool has already dropped the
+    // connection and opens a new one when needed, so logging is all there is to do.
+    this.ownPool?.on('error', (error) => {
+      this.logger.warn({ err: error }, 'an idle database connection was lost; the pool replaces it');
+    });
     this.handlers = new Map(handlers as [string, Handler][]);
     this.kinds = [...this.handlers.keys()];
     this.concurrency = concurrency;

@@ -28,6 +28,7 @@ export async function devCommand(ctx: CommandContext): Promise<number> {
     output.err(`embedded PostgreSQL running, data in ${path.relative(process.cwd(), dataDir) || dataDir}`);
   }
   const pool = new pg.Pool({ connectionString: url, max: 8 });
+  pool.on('error', () => undefined); // an idle connection lost: the pool replaces it
   const logger = pino({ level: process.env.CYCLONE_LOG_LEVEL ?? 'warn' }, process.stderr);
   const schema = ctx.flags.schema;
   const worker = new Worker({

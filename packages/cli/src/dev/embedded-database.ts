@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -20,6 +20,7 @@ const password = 'cyclone';
 export async function startDevDatabase(dataDir: string, log: (line: string) => void): Promise<DevDatabase> {
   const isRoot = process.getuid?.() === 0;
   await mkdir(path.dirname(dataDir), { recursive: true });
+  if (isRoot) assertReachableByOthers(path.dirname(dataDir));
   const fresh = !existsSync(path.join(dataDir, 'PG_VERSION'));
   removeStalePidFile(dataDir);
   const port = await freePort();
@@ -61,6 +62,23 @@ export async function startDevDatabase(dataDir: string, log: (line: string) => v
     dataDir,
     stop: () => server.stop(),
   };
+}
+
+/**
+ * As root, Postgres runs as the `postgres` user, which must be able to traverse every folder above
+ * the data folder. Say so plainly instead of letting the server fail with a permission error.
+ */
+function assertReachableByOthers(folder: string): void {
+  for (let dir = path.resolve(folder); ; dir = path.dirname(dir)) {
+    const { mode } = statSync(dir);
+    if ((mode & 0o001) === 0) {
+      throw new Error(
+        `the postgres user cannot reach ${dir} (mode ${(mode & 0o777).toString(8)}), where the development ` +
+          `database would live: run \`chmod o+x ${dir}\` or pass --data-dir under a folder others can traverse`,
+      );
+    }
+    if (dir === path.dirname(dir)) return;
+  }
 }
 
 /** A postmaster.pid left by a killed server blocks the next start; remove it if its process is gone. */

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { Client } from '@cyclone/client';
 import { ValidationError, workflow, type WorkflowDefinition } from '@cyclone/core';
 import { Worker } from '../../src/index.js';
-import { testLogger, useEngine } from '../engine.js';
-import { eventRows, runRow, stepRow, tableCounts } from './helpers.js';
+import { testLogger } from '../engine.js';
+import { eventRows, runRow, stepRow, tableCounts, useTransitionEngine } from './helpers.js';
 
-const engine = useEngine();
+const engine = useTransitionEngine();
 
 const valid = workflow('bad-input')
   .task('a', 'bad.a')
@@ -13,7 +13,10 @@ const valid = workflow('bad-input')
   .build();
 
 /** Runs `act`, expects a ValidationError whose message names `path`, and no new rows. */
-async function refused(act: () => unknown, ...fragments: (string | RegExp)[]): Promise<ValidationError> {
+async function refused(
+  act: () => unknown,
+  ...fragments: (string | RegExp)[]
+): Promise<ValidationError> {
   const before = await tableCounts(engine);
   let error: unknown;
   try {
@@ -42,7 +45,10 @@ describe('invalid workflow definitions', () => {
 
   it('refuses a dependency on a node that does not exist', async () => {
     await refused(
-      () => workflow('ghost').task('a', 'k', { dependsOn: ['ghost'] }).build(),
+      () =>
+        workflow('ghost')
+          .task('a', 'k', { dependsOn: ['ghost'] })
+          .build(),
       'nodes.a.dependsOn[0]',
       '"ghost" is not a node',
     );
@@ -67,11 +73,17 @@ describe('invalid workflow definitions', () => {
       'got 0',
     );
     await refused(
-      () => workflow('opts').task('a', 'k', { timeout: 'soon' as never }).build(),
+      () =>
+        workflow('opts')
+          .task('a', 'k', { timeout: 'soon' as never })
+          .build(),
       'nodes.a.timeout',
     );
     await refused(
-      () => workflow('opts').task('a', 'k', { maxAttempt: 2 } as never).build(),
+      () =>
+        workflow('opts')
+          .task('a', 'k', { maxAttempt: 2 } as never)
+          .build(),
       'nodes.a.maxAttempt',
       'did you mean "maxAttempts"',
     );
@@ -109,7 +121,11 @@ describe('invalid workflow definitions', () => {
 
 describe('invalid input', () => {
   it('refuses an input holding a function, naming its path', async () => {
-    await refused(() => engine.client.submit(valid, { order: { notify: () => 1 } }), 'input.order.notify', 'function');
+    await refused(
+      () => engine.client.submit(valid, { order: { notify: () => 1 } }),
+      'input.order.notify',
+      'function',
+    );
   });
 
   it('refuses a BigInt', async () => {
@@ -130,7 +146,11 @@ describe('invalid input', () => {
   it('refuses an input over the client maxInputBytes, naming the size and the limit', async () => {
     const small = new Client({ pool: engine.pool, maxInputBytes: 64 });
     try {
-      await refused(() => small.submit(valid, { text: 'x'.repeat(100) }), 'input', 'at most 64 bytes');
+      await refused(
+        () => small.submit(valid, { text: 'x'.repeat(100) }),
+        'input',
+        'at most 64 bytes',
+      );
       await refused(() => small.enqueue('bad.job', 'y'.repeat(100)), 'args', 'at most 64 bytes');
       // Within the limit it is accepted.
       const { created } = await small.submit(valid, { text: 'short' });
@@ -141,13 +161,19 @@ describe('invalid input', () => {
   });
 
   it('refuses the whole batch when one input of submitMany is bad, naming its position', async () => {
-    await refused(() => engine.client.submitMany(valid, [{ ok: 1 }, { bad: Symbol('s') }, { ok: 3 }]), 'inputs[1].bad');
+    await refused(
+      () => engine.client.submitMany(valid, [{ ok: 1 }, { bad: Symbol('s') }, { ok: 3 }]),
+      'inputs[1].bad',
+    );
     await refused(() => engine.client.enqueueMany('bad.job', [1, 2, Number.NaN]), 'args[2]');
   });
 
   it('refuses bad submit and enqueue options and a bad job kind', async () => {
     await refused(() => engine.client.submit(valid, null, { maxReclaims: -1 }), 'maxReclaims');
-    await refused(() => engine.client.submit(valid, null, { bogus: true } as never), 'submit options');
+    await refused(
+      () => engine.client.submit(valid, null, { bogus: true } as never),
+      'submit options',
+    );
     await refused(() => engine.client.enqueue('bad.job', null, { maxAttempts: 0 }), 'maxAttempts');
     await refused(() => engine.client.enqueue('not a kind!', null), 'kind');
   });
@@ -162,7 +188,12 @@ describe('invalid output', () => {
     const { runId } = await engine.client.enqueue('bad.big', null, { maxAttempts: 3 });
     expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('failed');
     const step = await stepRow(engine, runId, 'bad.big');
-    expect(step).toMatchObject({ state: 'discarded', error_kind: 'permanent', attempts: 1, output: null });
+    expect(step).toMatchObject({
+      state: 'discarded',
+      error_kind: 'permanent',
+      attempts: 1,
+      output: null,
+    });
     expect(step.error).toContain('output');
     expect(step.error).toContain('at most 64 bytes');
     expect(await runRow(engine, runId)).toMatchObject({ state: 'failed', error_kind: 'permanent' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { workflow } from '@cyclone/core';
-import { eventually, gate, useEngine } from '../engine.js';
+import { eventually, gate } from '../engine.js';
 import {
   eventRows,
   eventTrail,
@@ -9,9 +9,10 @@ import {
   stepReaches,
   stepRow,
   stepRows,
+  useTransitionEngine,
 } from './helpers.js';
 
-const engine = useEngine();
+const engine = useTransitionEngine();
 
 describe('pending -> available', () => {
   it('promotes a node when its last dependency completes, and not after the first of two', async () => {
@@ -74,6 +75,48 @@ describe('pending -> available', () => {
     // Read in one statement: no moment exists where root is completed and x or y still pending.
     const steps = await stepRows(engine, runId);
     expect([steps.x!.state, steps.y!.state]).toEqual(['available', 'available']);
+  });
+  it('promotes a node whose two dependencies complete in the same batch, with one step_ready event', async () => {
+    const join = workflow('promote-batch')
+      .task('left', 'batch.left')
+      .task('right', 'batch.right')
+      .task('join', 'batch.join', { dependsOn: ['left', 'right'] })
+      .build();
+    const { runId } = await engine.client.submit(join, null);
+    const claimed = await engine.store.claim({
+      kinds: ['batch.left', 'batch.right'],
+      limit: 10,
+      workerId: 'batch-worker',
+      leaseMs: 60_000,
+    });
+    expect(claimed.map((c) => c.node).sort()).toEqual(['left', 'right']);
+    const accepted = await engine.store.complete(
+      claimed.map((c) => ({
+        stepId: c.id,
+        claimToken: c.claimToken,
+        outputJson: JSON.stringify(c.node),
+      })),
+    );
+    expect(accepted.size).toBe(2);
+
+    const steps = await stepRows(engine, runId);
+    expect(steps.join).toMatchObject({ state: 'available', deps_remaining: 0 });
+    expect(await runRow(engine, runId)).toMatchObject({ state: 'running', open_steps: 1 });
+    const ready = (await eventRows(engine, runId)).filter((e) => e.type === 'step_ready');
+    expect(ready.map((e) => e.node)).toEqual(['join']);
+
+    // The promoted step is claimed with both upstream outputs.
+    const [next] = await engine.store.claim({
+      kinds: ['batch.join'],
+      limit: 10,
+      workerId: 'batch-worker',
+      leaseMs: 60_000,
+    });
+    expect(next).toMatchObject({
+      node: 'join',
+      deps: { left: 'left', right: 'right' },
+      attempts: 0,
+    });
   });
 });
 
@@ -151,7 +194,10 @@ describe('running -> completed', () => {
     await engine.startWorker({
       handlers: {
         'complete.first': (ctx) => ({ n: (ctx.input as { n: number }).n + 1 }),
-        'complete.second': (ctx) => ({ total: (ctx.deps.first as { n: number }).n * 10, note: 'é✓' }),
+        'complete.second': (ctx) => ({
+          total: (ctx.deps.first as { n: number }).n * 10,
+          note: 'é✓',
+        }),
       },
       workflows: [pair],
     });
@@ -173,7 +219,12 @@ describe('running -> completed', () => {
     expect(steps.second!.output).toEqual({ total: 20, note: 'é✓' });
 
     const row = await runRow(engine, runId);
-    expect(row).toMatchObject({ state: 'completed', open_steps: 0, failure_count: 0, error_kind: null });
+    expect(row).toMatchObject({
+      state: 'completed',
+      open_steps: 0,
+      failure_count: 0,
+      error_kind: null,
+    });
     expect(row.ended_at).toBeInstanceOf(Date);
     expect(row.ended_at!.getTime()).toBeGreaterThanOrEqual(steps.second!.ended_at!.getTime());
     expect(row.started_at).toBeInstanceOf(Date);
@@ -200,7 +251,9 @@ describe('running -> completed', () => {
   it('stores a handler that returns nothing as a null output', async () => {
     await engine.startWorker({ handlers: { 'complete.void': () => undefined } });
     const { runId } = await engine.client.enqueue('complete.void');
-    expect(await engine.client.result(runId, { timeout: '10s' })).toEqual({ 'complete.void': null });
+    expect(await engine.client.result(runId, { timeout: '10s' })).toEqual({
+      'complete.void': null,
+    });
     expect((await stepRow(engine, runId, 'complete.void')).output).toBeNull();
   });
 });

@@ -1,13 +1,9 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Worker } from '../../src/index.js';
-import { testLogger, useEngine } from '../engine.js';
+import { testLogger } from '../engine.js';
+import { useTransitionEngine } from './helpers.js';
 
-const engine = useEngine();
-
-beforeAll(() => {
-  // The fixture's own pool loses its idle connections in this test too; that is not under test.
-  engine.pool.on('error', (error) => testLogger.debug({ err: error }, 'fixture pool connection lost'));
-});
+const engine = useTransitionEngine();
 
 /** The URL of the test database with an application name, so its sessions can be found. */
 function urlNamed(name: string): string {
@@ -27,7 +23,9 @@ describe('losing database connections', () => {
     await worker.start();
     try {
       const { runId } = await engine.client.enqueue('conn.echo', 'before');
-      expect(await engine.client.result(runId, { timeout: '10s' })).toEqual({ 'conn.echo': 'before' });
+      expect(await engine.client.result(runId, { timeout: '10s' })).toEqual({
+        'conn.echo': 'before',
+      });
 
       // Every session of the worker: its idle pool connections and its LISTEN connection.
       const killed = await engine.query<{ pid: number }>(
@@ -41,7 +39,9 @@ describe('losing database connections', () => {
       );
       expect(killed.length).toBeGreaterThan(0);
       const { runId: after } = await engine.client.enqueue('conn.echo', 'after');
-      expect(await engine.client.result(after, { timeout: '10s' })).toEqual({ 'conn.echo': 'after' });
+      expect(await engine.client.result(after, { timeout: '10s' })).toEqual({
+        'conn.echo': 'after',
+      });
     } finally {
       await worker.stop({ timeout: '1s' });
     }

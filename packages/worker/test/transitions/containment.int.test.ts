@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { OnDepFailure, permanent, workflow } from '@cyclone/core';
-import { gate, useEngine } from '../engine.js';
-import { eventRows, runRow, stepReaches, stepRows } from './helpers.js';
+import { gate } from '../engine.js';
+import { eventRows, runRow, stepReaches, stepRows, useTransitionEngine } from './helpers.js';
 
-const engine = useEngine();
+const engine = useTransitionEngine();
 
 const fail = () => {
   throw permanent(new Error('upstream broke'));
@@ -22,7 +22,11 @@ describe('CancelBranch containment', () => {
       .build();
     const cRelease = gate<string>();
     await engine.startWorker({
-      handlers: { 'contain.a': fail, 'contain.b': () => 'never', 'contain.c': () => cRelease.promise },
+      handlers: {
+        'contain.a': fail,
+        'contain.b': () => 'never',
+        'contain.c': () => cRelease.promise,
+      },
       workflows: [branch],
     });
     const { runId } = await engine.client.submit(branch, null);
@@ -34,7 +38,11 @@ describe('CancelBranch containment', () => {
       b: 'cancelled',
       c: 'running',
     });
-    expect(await runRow(engine, runId)).toMatchObject({ state: 'running', open_steps: 1, error_kind: null });
+    expect(await runRow(engine, runId)).toMatchObject({
+      state: 'running',
+      open_steps: 1,
+      error_kind: null,
+    });
 
     cRelease.open('c done');
     const run = await engine.client.wait(runId, { timeout: '10s' });
@@ -44,10 +52,20 @@ describe('CancelBranch containment', () => {
     expect(steps.b!.attempts).toBe(0);
     expect(steps.b!.ended_at).toBeInstanceOf(Date);
     const row = await runRow(engine, runId);
-    expect(row).toMatchObject({ state: 'completed', open_steps: 0, failed_node: null, error_kind: null });
+    expect(row).toMatchObject({
+      state: 'completed',
+      open_steps: 0,
+      failed_node: null,
+      error_kind: null,
+    });
     expect(row.ended_at).toBeInstanceOf(Date);
 
-    const events = (await eventRows(engine, runId)).map((e) => [e.type, e.node, e.from_state, e.to_state]);
+    const events = (await eventRows(engine, runId)).map((e) => [
+      e.type,
+      e.node,
+      e.from_state,
+      e.to_state,
+    ]);
     expect(events).toContainEqual(['step_cancelled_cancel_branch', 'b', 'pending', 'cancelled']);
     expect(events.filter((e) => e[0] === 'step_cancelled_fail_fast')).toEqual([]);
     expect(events.at(-1)).toEqual(['run_completed', null, 'running', 'completed']);
@@ -83,7 +101,11 @@ describe('CancelBranch containment', () => {
       c: 'completed',
     });
     const last = (await eventRows(engine, runId)).at(-1)!;
-    expect([last.type, last.from_state, last.to_state]).toEqual(['run_completed', 'running', 'completed']);
+    expect([last.type, last.from_state, last.to_state]).toEqual([
+      'run_completed',
+      'running',
+      'completed',
+    ]);
   });
 
   it('fails the run when a FailRun node sits anywhere downstream of the discarded node', async () => {
@@ -173,5 +195,38 @@ describe('CancelBranch containment', () => {
     });
     expect(await engine.client.result(runId)).toEqual({ f: 'cf' });
     expect((await runRow(engine, runId)).open_steps).toBe(0);
+  });
+
+  it('leaves a branch-cancelled node cancelled when its other dependency completes later', async () => {
+    // b depends on a (discarded) and on c (still running at the discard); b declares CancelBranch.
+    const shared = workflow('contain-shared')
+      .task('a', 'contain.shared.a')
+      .task('c', 'contain.shared.c')
+      .task('b', 'contain.shared.b', {
+        dependsOn: ['a', 'c'],
+        onDepFailure: OnDepFailure.CancelBranch,
+      })
+      .build();
+    const cRelease = gate<string>();
+    let bCalls = 0;
+    await engine.startWorker({
+      handlers: {
+        'contain.shared.a': fail,
+        'contain.shared.c': () => cRelease.promise,
+        'contain.shared.b': () => void bCalls++,
+      },
+      workflows: [shared],
+    });
+    const { runId } = await engine.client.submit(shared, null);
+    await stepReaches(engine, runId, 'b', 'cancelled');
+    cRelease.open('c');
+    expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('completed');
+    const steps = await stepRows(engine, runId);
+    expect(statesOf(steps)).toEqual({ a: 'discarded', c: 'completed', b: 'cancelled' });
+    // c's completion did not promote the cancelled node.
+    expect(steps.b!.deps_remaining).toBe(2);
+    expect(bCalls).toBe(0);
+    const types = (await eventRows(engine, runId)).map((e) => e.type);
+    expect(types).not.toContain('step_ready');
   });
 });

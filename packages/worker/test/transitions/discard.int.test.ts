@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { permanent, RunFailedError, workflow } from '@cyclone/core';
-import { useEngine } from '../engine.js';
-import { eventRows, eventTrail, runRow, stepRow, untilAborted } from './helpers.js';
+import {
+  eventRows,
+  eventTrail,
+  runRow,
+  stepRow,
+  untilAborted,
+  useTransitionEngine,
+} from './helpers.js';
 
-const engine = useEngine();
+const engine = useTransitionEngine();
 
 describe('running -> discarded', () => {
   it('discards at once on permanent(err): error kind permanent, one attempt, the cause message and stack', async () => {

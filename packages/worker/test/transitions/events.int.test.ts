@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OnDepFailure, permanent, snooze, workflow } from '@cyclone/core';
-import { eventually, gate, useEngine } from '../engine.js';
+import { eventually, gate } from '../engine.js';
 import {
   eventRows,
   leaseExpires,
@@ -8,9 +8,10 @@ import {
   stepReaches,
   stepRows,
   type EventRow,
+  useTransitionEngine,
 } from './helpers.js';
 
-const engine = useEngine();
+const engine = useTransitionEngine();
 
 /**
  * Checks that the events of a run tell its whole story: for the run and for each step, every
@@ -21,7 +22,11 @@ async function expectUnbrokenChains(runId: string): Promise<EventRow[]> {
   const events = await eventRows(engine, runId);
   const run = await runRow(engine, runId);
   const runEvents = events.filter((e) => e.step_id === null);
-  expect(runEvents[0]).toMatchObject({ type: 'run_submitted', from_state: null, to_state: 'running' });
+  expect(runEvents[0]).toMatchObject({
+    type: 'run_submitted',
+    from_state: null,
+    to_state: 'running',
+  });
   let runState = 'running';
   for (const event of runEvents.slice(1)) {
     expect(event.from_state, `run event ${event.type}`).toBe(runState);
@@ -129,7 +134,10 @@ describe('events', () => {
         },
         'ev.y': () => 'y',
         'ev.z': () => 'z',
-        'ev.w': (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('stopped')))),
+        'ev.w': (ctx) =>
+          new Promise((_, reject) =>
+            ctx.signal.addEventListener('abort', () => reject(new Error('stopped'))),
+          ),
       },
       workflows: [failing],
       heartbeatInterval: '50ms',
@@ -154,7 +162,11 @@ describe('events', () => {
     // The cancelled handler's failure, once it has stopped, writes nothing.
     await eventually(() => worker.activeSteps === 0, 'the cancelled handler to stop');
     expect(await eventRows(engine, runId)).toHaveLength(events.length);
-    expect((await stepRows(engine, runId)).w).toMatchObject({ state: 'cancelled', error: null, attempts: 0 });
+    expect((await stepRows(engine, runId)).w).toMatchObject({
+      state: 'cancelled',
+      error: null,
+      attempts: 0,
+    });
   });
 
   it('records a reclaim and the completion that follows it', async () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { permanent, RunFailedError, workflow } from '@cyclone/core';
-import { eventually, gate, useEngine } from '../engine.js';
-import { eventRows, runRow, stepReaches, stepRows } from './helpers.js';
+import { eventually, gate } from '../engine.js';
+import { eventRows, runRow, stepReaches, stepRows, useTransitionEngine } from './helpers.js';
 
-const engine = useEngine();
+const engine = useTransitionEngine();
 
 describe('fail-fast', () => {
   it('cancels the pending, available and running steps of a run when one node is discarded, and fails the run', async () => {
@@ -21,7 +21,9 @@ describe('fail-fast', () => {
     await engine.startWorker({
       handlers: {
         'ff.held': async (ctx) => {
-          ctx.signal.addEventListener('abort', () => aborted.open(ctx.signal.reason), { once: true });
+          ctx.signal.addEventListener('abort', () => aborted.open(ctx.signal.reason), {
+            once: true,
+          });
           await heldRelease.promise;
           heldFinished = true;
           return 'late output';
@@ -58,7 +60,11 @@ describe('fail-fast', () => {
       expect(step.attempts).toBe(0);
       expect(step.output).toBeNull();
     }
-    expect(steps.boom).toMatchObject({ attempts: 1, error_kind: 'permanent', error: 'inventory gone' });
+    expect(steps.boom).toMatchObject({
+      attempts: 1,
+      error_kind: 'permanent',
+      error: 'inventory gone',
+    });
 
     const row = await runRow(engine, runId);
     expect(row).toMatchObject({
@@ -86,7 +92,11 @@ describe('fail-fast', () => {
     const failedAt = events.findIndex((e) => e.type === 'run_failed');
     expect(discardAt).toBeGreaterThan(0);
     expect(failedAt).toBe(events.length - 1);
-    expect(events[failedAt]).toMatchObject({ from_state: 'running', to_state: 'failed', error_kind: 'permanent' });
+    expect(events[failedAt]).toMatchObject({
+      from_state: 'running',
+      to_state: 'failed',
+      error_kind: 'permanent',
+    });
 
     // The running handler is told to stop once its heartbeat finds the lease gone.
     const reason = await aborted.promise;

@@ -3,10 +3,27 @@
  * (plain SQL on the test pool), never through the client, so a test checks what was actually
  * written rather than what the read path makes of it.
  */
-import { eventually, type useEngine } from '../engine.js';
+import { beforeAll } from 'vitest';
+import { eventually, testLogger, useEngine } from '../engine.js';
 
 /** The fixture of `useEngine()`. */
 export type Engine = ReturnType<typeof useEngine>;
+
+/**
+ * `useEngine()`, with an `error` listener on the fixture's pool. pg reports the failure of an idle
+ * connection on its pool, and a pool without a listener throws it: the fixture's `afterAll` ends
+ * the pool (which resolves before its connections have closed) and then drops the database, which
+ * terminates whatever is still open, and that would surface as an unhandled error of the file.
+ */
+export function useTransitionEngine(): Engine {
+  const engine = useEngine();
+  beforeAll(() => {
+    engine.pool.on('error', (error) =>
+      testLogger.debug({ err: error }, 'fixture pool connection lost'),
+    );
+  });
+  return engine;
+}
 
 /** A `cyclone_steps` row, with the timestamps as they are stored. */
 export interface StepRow {
@@ -169,7 +186,11 @@ export async function stepReaches(
 }
 
 /** Waits until the lease of a running step has expired by the database clock. */
-export async function leaseExpires(engine: Engine, stepId: string, timeoutMs = 5_000): Promise<void> {
+export async function leaseExpires(
+  engine: Engine,
+  stepId: string,
+  timeoutMs = 5_000,
+): Promise<void> {
   await eventually(
     async () => (await secondsFromNow(engine, stepId, 'lease_expires_at')) < 0,
     `the lease of step ${stepId} to expire`,

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ErrorKind } from '@cyclone/core';
 import type { ClaimedStep } from '@cyclone/store-postgres';
-import { eventually, gate, useEngine } from '../engine.js';
+import { eventually, gate } from '../engine.js';
 import {
   eventRows,
   leaseExpires,
@@ -10,9 +10,10 @@ import {
   stepReaches,
   stepRow,
   truncateRuns,
+  useTransitionEngine,
 } from './helpers.js';
 
-const engine = useEngine();
+const engine = useTransitionEngine();
 
 // The recovery sweep reads the whole database: each test starts from empty tables.
 beforeEach(() => truncateRuns(engine));
@@ -29,7 +30,11 @@ describe('running -> available by lease reclaim', () => {
     const { runId } = await engine.client.enqueue('lease.job', { n: 1 }, { maxAttempts: 2 });
     const claim = await claimOne('lease.job', 'crashed-worker', 50);
     const running = await stepRow(engine, runId, 'lease.job');
-    expect(running).toMatchObject({ state: 'running', claim_token: claim.claimToken, claimed_by: 'crashed-worker' });
+    expect(running).toMatchObject({
+      state: 'running',
+      claim_token: claim.claimToken,
+      claimed_by: 'crashed-worker',
+    });
 
     // Nothing to reclaim before the lease has expired.
     await leaseExpires(engine, claim.id);
@@ -64,7 +69,9 @@ describe('running -> available by lease reclaim', () => {
     // A second sweep finds nothing, and the step runs to completion on a live worker with attempt 1.
     expect(await engine.store.reclaimExpired()).toBe(0);
     const attempts: number[] = [];
-    await engine.startWorker({ handlers: { 'lease.job': (ctx) => void attempts.push(ctx.attempt) } });
+    await engine.startWorker({
+      handlers: { 'lease.job': (ctx) => void attempts.push(ctx.attempt) },
+    });
     expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('completed');
     expect(attempts).toEqual([1]);
     expect(await stepRow(engine, runId, 'lease.job')).toMatchObject({ attempts: 1, reclaims: 1 });
@@ -98,7 +105,12 @@ describe('running -> available by lease reclaim', () => {
       'lease.stuck': 'from the fresh worker',
     });
     const done = await stepRow(engine, runId, 'lease.stuck');
-    expect(done).toMatchObject({ state: 'completed', attempts: 1, reclaims: 1, claimed_by: fresh.id });
+    expect(done).toMatchObject({
+      state: 'completed',
+      attempts: 1,
+      reclaims: 1,
+      claimed_by: fresh.id,
+    });
     expect(done.claim_token).not.toBe(held.claim_token);
 
     // The stale worker's handler finishes late: its result is dropped, the output stays.
@@ -154,7 +166,9 @@ describe('running -> available by lease reclaim', () => {
       failure_count: 0,
     });
     expect(run.ended_at).toBeInstanceOf(Date);
-    expect((await eventRows(engine, runId)).map((e) => [e.type, e.from_state, e.to_state, e.error_kind])).toEqual([
+    expect(
+      (await eventRows(engine, runId)).map((e) => [e.type, e.from_state, e.to_state, e.error_kind]),
+    ).toEqual([
       ['run_submitted', null, 'running', null],
       ['step_started', 'available', 'running', null],
       ['step_reclaimed', 'running', 'available', null],
@@ -223,7 +237,9 @@ describe('a stale worker is fenced by its claim token', () => {
     ).toBe('fenced');
     expect(await engine.store.snooze(a.id, a.claimToken, 1000)).toBe(false);
     expect(await engine.store.release(a.id, a.claimToken)).toBe(false);
-    expect([...(await engine.store.heartbeat([{ stepId: a.id, claimToken: a.claimToken }], 60_000))]).toEqual([]);
+    expect([
+      ...(await engine.store.heartbeat([{ stepId: a.id, claimToken: a.claimToken }], 60_000)),
+    ]).toEqual([]);
 
     const untouched = await stepRow(engine, runId, 'lease.fence');
     expect(untouched).toMatchObject({
@@ -267,7 +283,11 @@ describe('a stale worker is fenced by its claim token', () => {
       { stepId: a.id, claimToken: a.claimToken, outputJson: '"late"' },
     ]);
     expect([...refused]).toEqual([]);
-    expect(await stepRow(engine, runId, 'lease.gap')).toMatchObject({ state: 'available', output: null, attempts: 0 });
+    expect(await stepRow(engine, runId, 'lease.gap')).toMatchObject({
+      state: 'available',
+      output: null,
+      attempts: 0,
+    });
     expect((await runRow(engine, runId)).open_steps).toBe(1);
   });
 
@@ -295,5 +315,45 @@ describe('a stale worker is fenced by its claim token', () => {
     release.open();
     expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('completed');
     expect((await stepRow(engine, runId, 'lease.beat')).reclaims).toBe(0);
+  });
+
+  it('releases a held step when the worker stops past its timeout: available, no attempt charged, the handler aborted', async () => {
+    const aborted = gate<unknown>();
+    const worker = await engine.startWorker({
+      handlers: {
+        'lease.shutdown': (ctx) =>
+          new Promise((_, reject) => {
+            ctx.signal.addEventListener('abort', () => {
+              aborted.open(ctx.signal.reason);
+              reject(ctx.signal.reason as Error);
+            });
+          }),
+      },
+    });
+    const { runId } = await engine.client.enqueue('lease.shutdown', null);
+    const held = await stepReaches(engine, runId, 'lease.shutdown', 'running');
+    await worker.stop({ timeout: '100ms' });
+
+    expect(((await aborted.promise) as Error).message).toMatch(/shutdown/);
+    expect(await stepRow(engine, runId, 'lease.shutdown')).toMatchObject({
+      state: 'available',
+      attempts: 0,
+      reclaims: 0,
+      lease_expires_at: null,
+      error_kind: null,
+    });
+    const released = (await eventRows(engine, runId)).filter((e) => e.type === 'step_released');
+    expect(released.map((e) => [e.step_id, e.from_state, e.to_state])).toEqual([
+      [held.id, 'running', 'available'],
+    ]);
+    expect(await runRow(engine, runId)).toMatchObject({ state: 'running', failure_count: 0 });
+
+    // Another worker picks it up as the same first attempt.
+    const attempts: number[] = [];
+    await engine.startWorker({
+      handlers: { 'lease.shutdown': (ctx) => void attempts.push(ctx.attempt) },
+    });
+    expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('completed');
+    expect(attempts).toEqual([1]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { snooze, workflow } from '@cyclone/core';
-import { eventually, useEngine } from '../engine.js';
+import { eventually } from '../engine.js';
 import {
   eventRows,
   runRow,
@@ -8,9 +8,10 @@ import {
   stepReaches,
   stepRow,
   untilAborted,
+  useTransitionEngine,
 } from './helpers.js';
 
-const engine = useEngine();
+const engine = useTransitionEngine();
 
 /** Waits until the step is back to available with an error recorded and `attempts` ended attempts. */
 async function requeued(runId: string, node: string, attempts?: number) {
@@ -63,9 +64,16 @@ describe('running -> available on a retryable error', () => {
     expect(delay).toBeLessThanOrEqual(60);
 
     const run = await runRow(engine, runId);
-    expect(run).toMatchObject({ state: 'running', failure_count: 1, open_steps: 1, error_kind: null });
+    expect(run).toMatchObject({
+      state: 'running',
+      failure_count: 1,
+      open_steps: 1,
+      error_kind: null,
+    });
 
-    const retried = (await eventRows(engine, runId)).filter((e) => e.type === 'step_retry_scheduled');
+    const retried = (await eventRows(engine, runId)).filter(
+      (e) => e.type === 'step_retry_scheduled',
+    );
     expect(retried).toHaveLength(1);
     expect(retried[0]).toMatchObject({
       step_id: step.id,
@@ -121,7 +129,11 @@ describe('running -> available on a retryable error', () => {
 
   it('treats a handler timeout as a retryable failure and aborts the handler signal', async () => {
     const slow = workflow('retry-timeout')
-      .task('slow', 'retry.slow', { timeout: '50ms', maxAttempts: 2, backoff: { initial: '1m', jitter: 0 } })
+      .task('slow', 'retry.slow', {
+        timeout: '50ms',
+        maxAttempts: 2,
+        backoff: { initial: '1m', jitter: 0 },
+      })
       .build();
     const reasons: unknown[] = [];
     await engine.startWorker({

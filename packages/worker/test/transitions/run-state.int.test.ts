@@ -6,10 +6,10 @@ import {
   WaitTimeoutError,
   workflow,
 } from '@cyclone/core';
-import { gate, useEngine } from '../engine.js';
-import { eventRows, runRow, stepReaches } from './helpers.js';
+import { gate } from '../engine.js';
+import { eventRows, runRow, stepReaches, useTransitionEngine } from './helpers.js';
 
-const engine = useEngine();
+const engine = useTransitionEngine();
 
 describe('run running -> completed', () => {
   it('completes the run when its last step completes; wait, result and output agree with the row', async () => {
@@ -34,7 +34,11 @@ describe('run running -> completed', () => {
 
     // Not terminal while one step is still running.
     await stepReaches(engine, runId, 'parse', 'completed');
-    expect(await runRow(engine, runId)).toMatchObject({ state: 'running', open_steps: 1, ended_at: null });
+    expect(await runRow(engine, runId)).toMatchObject({
+      state: 'running',
+      open_steps: 1,
+      ended_at: null,
+    });
     await expect(engine.client.wait(runId, { timeout: '100ms' })).rejects.toBeInstanceOf(
       WaitTimeoutError,
     );

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { workflow } from '@cyclone/core';
-import { eventually, useEngine } from '../engine.js';
+import { eventually } from '../engine.js';
+import { useTransitionEngine } from './helpers.js';
 
-const engine = useEngine();
+const engine = useTransitionEngine();
 
 const Jobs = 3_000;
 const Runs = 100;

@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { workflow } from '@cyclone/core';
-import { useEngine } from '../engine.js';
-import { eventRows, runRow, secondsFromNow, stepRows, tableCounts } from './helpers.js';
+import {
+  eventRows,
+  runRow,
+  secondsFromNow,
+  stepRows,
+  tableCounts,
+  useTransitionEngine,
+} from './helpers.js';
 
-const engine = useEngine();
+const engine = useTransitionEngine();
 
 // a -> b -> c, and c also depends on a: c waits for two dependencies.
 const diamond = workflow('submit-diamond')
@@ -87,7 +93,11 @@ describe('(inserted) -> pending and (inserted) -> available', () => {
   });
 
   it('enqueues a standalone job as a run of one available step named after its kind', async () => {
-    const { runId } = await engine.client.enqueue('submit.job', { to: 'x@example.com' }, { maxAttempts: 5 });
+    const { runId } = await engine.client.enqueue(
+      'submit.job',
+      { to: 'x@example.com' },
+      { maxAttempts: 5 },
+    );
 
     const steps = await stepRows(engine, runId);
     expect(Object.keys(steps)).toEqual(['submit.job']);
@@ -157,6 +167,22 @@ describe('idempotent submission', () => {
     expect((await runRow(engine, first.runId)).idempotency_key).toBe('order-42');
   });
 
+  it('creates exactly one run when several submits race with the same key', async () => {
+    const before = await tableCounts(engine);
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        engine.client.submit(diamond, { i }, { idempotencyKey: 'race-1' }),
+      ),
+    );
+    const ids = new Set(results.map((r) => r.runId));
+    expect(ids.size).toBe(1);
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+    const after = await tableCounts(engine);
+    expect(after.runs).toBe(before.runs + 1);
+    expect(after.steps).toBe(before.steps + 4);
+    expect(after.events).toBe(before.events + 1);
+  });
+
   it('returns the existing job for a second enqueue with the same key, and inserts nothing', async () => {
     const first = await engine.client.enqueue('submit.once', 1, { idempotencyKey: 'job-1' });
     const before = await tableCounts(engine);
@@ -195,7 +221,9 @@ describe("submit inside the caller's transaction", () => {
       tx.release();
     }
     expect(await engine.query('SELECT 1 FROM cyclone_runs WHERE id = $1', [runId])).toEqual([]);
-    expect(await engine.query('SELECT 1 FROM cyclone_steps WHERE run_id = $1', [runId])).toEqual([]);
+    expect(await engine.query('SELECT 1 FROM cyclone_steps WHERE run_id = $1', [runId])).toEqual(
+      [],
+    );
     expect(await tableCounts(engine)).toEqual(before);
   });
 

@@ -1,0 +1,113 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useTestDatabase } from '@cyclone/test-db';
+import { main, type Output } from '../src/index.js';
+
+// The commands read CYCLONE_DATABASE_URL; these tests name their database explicitly.
+delete process.env.CYCLONE_DATABASE_URL;
+
+const db = useTestDatabase();
+
+/** Runs the command and captures what it prints. */
+async function cyclone(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const output: Output = { out: (l) => out.push(l), err: (l) => err.push(l), isTTY: false };
+  const code = await main(argv, output);
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('cyclone dev', () => {
+  it('runs the sample workflow on the given database, retrying the failed charge, and prints the result', async () => {
+    const result = await cyclone('dev', '--database-url', db.url);
+    expect(result.err).toContain('worker');
+    expect(result.out).toMatch(/charge-card\s+running -> available/);
+    expect(result.out).toMatch(/charge-card\s+available -> running\s+\(attempt 2\)/);
+    expect(result.out).toContain('run completed');
+    expect(result.out).toMatch(/result: \{"ship":\{"trackingNumber":"TRK-\d+-0001"\}\}/);
+    expect(result.code).toBe(0);
+  }, 60_000);
+
+  it('starts an embedded PostgreSQL when no database is given, and keeps its data between runs', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cyclone-dev-'));
+    chmodSync(dir, 0o755); // as root, Postgres runs as the postgres user, which must reach it
+    const dataDir = path.join(dir, 'db');
+    try {
+      const first = await cyclone('dev', '--data-dir', dataDir);
+      expect(first.err).toContain('creating a development database');
+      expect(first.out).toContain('run completed');
+      expect(first.code).toBe(0);
+      const second = await cyclone('dev', '--data-dir', dataDir);
+      expect(second.err).not.toContain('creating a development database');
+      expect(second.err).toContain('schema up to date');
+      expect(second.code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('says what to do when the postgres user cannot reach the data folder', async () => {
+    if (process.getuid?.() !== 0) return; // only root hands the server to the postgres user
+    const dir = mkdtempSync(path.join(tmpdir(), 'cyclone-dev-'));
+    try {
+      const result = await cyclone('dev', '--data-dir', path.join(dir, 'db'));
+      expect(result.code).toBe(1);
+      expect(result.err).toContain(`the postgres user cannot reach ${dir} (mode 700)`);
+      expect(result.err).toContain('--data-dir');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('inspecting runs', () => {
+  it('lists runs, shows one, and prints its steps and events with database state values', async () => {
+    await cyclone('dev', '--database-url', db.url);
+    const list = await cyclone('runs', 'list', '--json', '--database-url', db.url);
+    expect(list.code).toBe(0);
+    const runs = JSON.parse(list.out) as { id: string; state: string; workflow: string }[];
+    expect(runs[0]).toMatchObject({ state: 'completed', workflow: 'dev.order' });
+    const runId = runs[0]!.id;
+
+    const show = await cyclone('runs', 'show', runId, '--database-url', db.url);
+    expect(show.out).toMatch(/state\s+completed/);
+
+    const steps = await cyclone('steps', runId, '--database-url', db.url);
+    expect(steps.out).toMatch(/charge-card\s+task\s+completed\s+-\s+2\/3/);
+
+    const events = await cyclone('events', runId, '--json', '--database-url', db.url);
+    const types = (JSON.parse(events.out) as { type: string }[]).map((e) => e.type);
+    expect(types[0]).toBe('run_submitted');
+    expect(types).toContain('step_retry_scheduled');
+    expect(types[types.length - 1]).toBe('run_completed');
+  }, 60_000);
+
+  it('says which run is unknown', async () => {
+    const result = await cyclone('runs', 'show', '01a229e5-df75-7000-8d9c-0f8cffc21820', '--database-url', db.url);
+    expect(result.code).toBe(1);
+    expect(result.err).toContain('run 01a229e5-df75-7000-8d9c-0f8cffc21820 not found [NOT_FOUND]');
+  });
+});
+
+describe('usage', () => {
+  it('rejects an unknown command with the usage and exit code 2', async () => {
+    const result = await cyclone('frobnicate');
+    expect(result.code).toBe(2);
+    expect(result.err).toContain('unknown command "frobnicate"');
+    expect(result.err).toContain('usage: cyclone <command>');
+  });
+
+  it('explains how to name a database when none is given', async () => {
+    const result = await cyclone('migrate');
+    expect(result.code).toBe(2);
+    expect(result.err).toContain('pass --database-url');
+  });
+
+  it('rejects an unknown run state', async () => {
+    const result = await cyclone('runs', 'list', '--state', 'exhausted', '--database-url', db.url);
+    expect(result.code).toBe(2);
+    expect(result.err).toContain('unknown run state "exhausted"');
+  });
+});
