@@ -126,25 +126,34 @@ export class Client {
     input?: unknown,
     options?: SubmitOptions,
   ): Promise<Submitted> {
-    const [submitted] = await this.submitMany(definition, [input], options);
+    const [submitted] = await this.submitRuns(definition, [input], options, false);
     return submitted!;
   }
 
   /**
    * Starts many runs of one workflow in a single statement. With `idempotencyKey`, the key is
-   * suffixed with each input's position (`key:0`, `key:1`, ...).
+   * suffixed with each input's position (`key:0`, `key:1`, ...), however many inputs there are.
    */
   async submitMany(
     definition: WorkflowDefinition,
     inputs: readonly unknown[],
     options?: SubmitOptions,
   ): Promise<Submitted[]> {
+    return this.submitRuns(definition, inputs, options, true);
+  }
+
+  private async submitRuns(
+    definition: WorkflowDefinition,
+    inputs: readonly unknown[],
+    options: SubmitOptions | undefined,
+    many: boolean,
+  ): Promise<Submitted[]> {
     const opts = parseSubmitOptions(options);
     const def = parseWorkflowDefinition(definition);
     assertSupportedNodes(def);
     const runs = inputs.map((input, i) =>
-      runOfDefinition(def, this.encodeInput(input, inputs.length > 1 ? `inputs[${i}]` : 'input'), {
-        ...this.runOptions(opts, inputs.length > 1 ? i : undefined),
+      runOfDefinition(def, this.encodeInput(input, many ? `inputs[${i}]` : 'input'), {
+        ...this.runOptions(opts, many ? i : undefined),
       }),
     );
     return this.insert(runs, opts.tx);
@@ -152,15 +161,27 @@ export class Client {
 
   /** Enqueues a standalone job: a run of one step of handler `kind`, named after its kind. */
   async enqueue(kind: string, args?: unknown, options?: EnqueueOptions): Promise<Submitted> {
-    const [submitted] = await this.enqueueMany(kind, [args], options);
+    const [submitted] = await this.enqueueJobs(kind, [args], options, false);
     return submitted!;
   }
 
-  /** Enqueues many jobs of one kind in a single statement. */
+  /**
+   * Enqueues many jobs of one kind in a single statement. With `idempotencyKey`, the key is
+   * suffixed with each job's position (`key:0`, `key:1`, ...).
+   */
   async enqueueMany(
     kind: string,
     argsList: readonly unknown[],
     options?: EnqueueOptions,
+  ): Promise<Submitted[]> {
+    return this.enqueueJobs(kind, argsList, options, true);
+  }
+
+  private async enqueueJobs(
+    kind: string,
+    argsList: readonly unknown[],
+    options: EnqueueOptions | undefined,
+    many: boolean,
   ): Promise<Submitted[]> {
     const validKind = parseKind(kind);
     const opts = parseEnqueueOptions(options);
@@ -171,8 +192,8 @@ export class Client {
           ? Math.max(0, opts.scheduledAt.getTime() - Date.now())
           : toMilliseconds(opts.scheduledAt, 'scheduledAt');
     const runs = argsList.map((args, i) =>
-      runOfJob(validKind, this.encodeInput(args, argsList.length > 1 ? `args[${i}]` : 'args'), {
-        ...this.runOptions(opts, argsList.length > 1 ? i : undefined),
+      runOfJob(validKind, this.encodeInput(args, many ? `args[${i}]` : 'args'), {
+        ...this.runOptions(opts, many ? i : undefined),
         maxAttempts: opts.maxAttempts,
         timeoutMs: opts.timeout === undefined ? null : toMilliseconds(opts.timeout, 'timeout'),
         delayMs,

@@ -259,7 +259,10 @@ export class PostgresStore {
    * run (fail-fast, or branch cancellation) in the same transaction.
    */
   async fail(failure: Failure): Promise<FailureOutcome> {
-    const exhausted = failure.attempts + 1 >= failure.maxAttempts;
+    // A transient failure (the input could not be read) charges no attempt, so it never exhausts
+    // the step: it goes back to available at the same attempt, however many attempts are left.
+    const exhausted =
+      failure.errorKind !== ErrorKind.Transient && failure.attempts + 1 >= failure.maxAttempts;
     if (failure.errorKind !== ErrorKind.Permanent && !exhausted) {
       const trigger =
         failure.errorKind === ErrorKind.Transient ? StepTrigger.TransientError : StepTrigger.RetryableError;
@@ -279,7 +282,7 @@ export class PostgresStore {
     const discarded = await this.discard(failure.stepId, failure.claimToken, {
       change,
       error: failure.error,
-      errorKind: failure.errorKind === ErrorKind.Transient ? ErrorKind.Retryable : failure.errorKind,
+      errorKind: failure.errorKind,
       panicStack: failure.panicStack,
       chargeAttempt: true,
       detail: { attempt: failure.attempts + 1 },
@@ -357,6 +360,8 @@ export class PostgresStore {
       panicStack: string | null;
       chargeAttempt: boolean;
       detail: Record<string, unknown>;
+      /** Discard only if the lease has (still) expired: the reclaim limit. */
+      requireExpiredLease?: boolean;
     },
   ): Promise<boolean> {
     return withTransaction(this.pool, async (client) => {
@@ -373,6 +378,7 @@ export class PostgresStore {
         p.change.from,
         JSON.stringify({ ...p.detail, trigger: p.change.trigger }),
         p.chargeAttempt,
+        p.requireExpiredLease ?? false,
       ]);
       if (gone.length === 0) return false;
       await settleRun(tx, run.id);
@@ -407,17 +413,20 @@ export class PostgresStore {
       findReclaimLimited,
       [limit],
     );
+    let discarded = 0;
     for (const step of limited) {
-      await this.discard(step.id, step.claim_token, {
+      const gone = await this.discard(step.id, step.claim_token, {
         change: discardReclaimLimit,
         error: `lease expired after ${step.reclaims} reclaims`,
         errorKind: ErrorKind.ReclaimLimit,
         panicStack: null,
         chargeAttempt: false,
         detail: { reclaims: step.reclaims },
+        requireExpiredLease: true,
       });
+      if (gone) discarded++;
     }
-    return moved.length + limited.length;
+    return moved.length + discarded;
   }
 
   /** Settles runs one by one, each in its own transaction (see `settleRun`). */
@@ -531,6 +540,7 @@ export class PostgresStore {
           discardPermanent.from,
           JSON.stringify({ trigger: discardPermanent.trigger, reason: 'unserved_kind' }),
           true,
+          false,
         ]);
         await settleRun(tx, step.run_id);
         return true;

@@ -266,9 +266,18 @@ export class Worker {
 
   private launch(step: ClaimedStep): void {
     const entry: InFlight = { step, controller: new AbortController() };
+    // This worker may claim a step again after losing its lease on it (the sweep reclaimed it):
+    // the older call no longer holds the step, so it is stopped, and its end must not untrack
+    // the newer one, which the heartbeat has to keep renewing.
+    const previous = this.inFlight.get(step.id);
+    if (previous && !previous.lost) {
+      previous.lost = 'lease lost';
+      previous.controller.abort(new Error('lease lost: the step was reclaimed and claimed again'));
+      this.logger.warn({ stepId: step.id, runId: step.runId }, 'lease lost; aborting handler');
+    }
     this.inFlight.set(step.id, entry);
     const execution = this.execute(entry).finally(() => {
-      this.inFlight.delete(step.id);
+      if (this.inFlight.get(step.id) === entry) this.inFlight.delete(step.id);
       this.executions.delete(execution);
       this.wake();
     });
@@ -394,7 +403,7 @@ export class Worker {
         this.leaseMs,
       );
       for (const entry of entries) {
-        if (held.has(entry.step.id) || !this.inFlight.has(entry.step.id)) continue;
+        if (held.has(entry.step.id) || this.inFlight.get(entry.step.id) !== entry) continue;
         entry.lost = 'lease lost';
         entry.controller.abort(new Error('lease lost: the step was cancelled, reclaimed or ended'));
         this.logger.warn({ stepId: entry.step.id, runId: entry.step.runId }, 'lease lost; aborting handler');

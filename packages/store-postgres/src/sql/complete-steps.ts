@@ -34,13 +34,13 @@ WITH input AS (
     AND s.run_id IN (SELECT id FROM locked_runs)
   RETURNING s.id, s.run_id, s.node, s.node_type, s.started_at, s.attempts
 ), per_run AS (
-  SELECT run_id, count(*)::int AS n, min(started_at) AS first_start,
-         bool_or(node_type = 'item') AS has_items
+  SELECT run_id, count(*)::int AS n, bool_or(node_type = 'item') AS has_items
   FROM done GROUP BY run_id
 ), run_upd AS (
   UPDATE ${t.runs} r
   SET open_steps = r.open_steps - p.n,
-      started_at = coalesce(r.started_at, p.first_start),
+      started_at = coalesce(r.started_at, (SELECT min(x.started_at) FROM ${t.steps} x
+                                           WHERE x.run_id = r.id)),
       state = CASE WHEN r.open_steps = p.n AND r.state = ANY($5::text[])
                    THEN 'completed' ELSE r.state END,
       ended_at = CASE WHEN r.open_steps = p.n AND r.state = ANY($5::text[])

@@ -1,8 +1,8 @@
 import { defineQuery } from '../query.js';
-import { RUN_COLUMNS } from './run-columns.js';
+import { runColumns } from './run-columns.js';
 
 /** One run by id. */
 export const getRun = defineQuery(
   'get-run',
-  (t) => `SELECT ${RUN_COLUMNS} FROM ${t.runs} WHERE id = $1`,
+  (t) => `SELECT ${runColumns(t)} FROM ${t.runs} r WHERE r.id = $1`,
 );

@@ -1,8 +1,8 @@
 import { defineQuery } from '../query.js';
-import { RUN_COLUMNS } from './run-columns.js';
+import { runColumns } from './run-columns.js';
 
 /** Several runs by id (for waiters woken by one notification). */
 export const getRuns = defineQuery(
   'get-runs',
-  (t) => `SELECT ${RUN_COLUMNS} FROM ${t.runs} WHERE id = ANY($1::uuid[])`,
+  (t) => `SELECT ${runColumns(t)} FROM ${t.runs} r WHERE r.id = ANY($1::uuid[])`,
 );

@@ -1,5 +1,5 @@
 import { defineQuery } from '../query.js';
-import { RUN_COLUMNS } from './run-columns.js';
+import { runColumns } from './run-columns.js';
 
 /**
  * Runs newest first, filtered by state, workflow and creation time, paginated by a keyset cursor
@@ -11,13 +11,13 @@ import { RUN_COLUMNS } from './run-columns.js';
 export const listRuns = defineQuery(
   'list-runs',
   (t) => `
-SELECT ${RUN_COLUMNS} FROM ${t.runs}
-WHERE ($1::text[] IS NULL OR state = ANY($1::text[]))
-  AND ($2::text IS NULL OR workflow = $2::text)
-  AND ($3::timestamptz IS NULL OR created_at >= $3::timestamptz)
-  AND ($4::timestamptz IS NULL OR created_at < $4::timestamptz)
-  AND ($5::timestamptz IS NULL OR (created_at, id) < ($5::timestamptz, $6::uuid))
-ORDER BY created_at DESC, id DESC
+SELECT ${runColumns(t)} FROM ${t.runs} r
+WHERE ($1::text[] IS NULL OR r.state = ANY($1::text[]))
+  AND ($2::text IS NULL OR r.workflow = $2::text)
+  AND ($3::timestamptz IS NULL OR r.created_at >= $3::timestamptz)
+  AND ($4::timestamptz IS NULL OR r.created_at < $4::timestamptz)
+  AND ($5::timestamptz IS NULL OR (r.created_at, r.id) < ($5::timestamptz, $6::uuid))
+ORDER BY r.created_at DESC, r.id DESC
 LIMIT $7
 `,
 );

@@ -16,7 +16,7 @@ describe('losing database connections', () => {
   it('keeps a worker running when Postgres terminates its idle connections, and it goes on executing steps', async () => {
     const worker = new Worker({
       connectionString: urlNamed('cyclone-victim'),
-      handlers: { 'conn.echo': (ctx) => ctx.input },
+      handlers: { 'conn.echo': (ctx): unknown => ctx.input },
       logger: testLogger,
       pollInterval: '100ms',
     });

@@ -180,6 +180,57 @@ describe('running -> available by lease reclaim', () => {
     expect(status).toMatchObject({ state: 'failed', errorKind: 'reclaim_limit' });
   });
 
+  it('does not dead-letter a step whose lease was renewed after the sweep found it expired', async () => {
+    const { runId } = await engine.client.enqueue('lease.renewed', null, { maxReclaims: 0 });
+    const claim = await claimOne('lease.renewed', 'slow-worker', 50);
+    await leaseExpires(engine, claim.id);
+
+    // Hold the run's lock so the sweep stops between finding the step and discarding it.
+    const blocker = await engine.pool.connect();
+    let sweep: Promise<number> | undefined;
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT 1 FROM cyclone_runs WHERE id = $1 FOR UPDATE', [runId]);
+      sweep = engine.store.reclaimExpired();
+      await eventually(
+        async () =>
+          (
+            await engine.query(
+              `SELECT 1 FROM pg_stat_activity
+               WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+            )
+          ).length > 0,
+        'the sweep to wait for the run lock',
+      );
+      // Meanwhile the worker's heartbeat renews the lease: it still holds the step.
+      const held = await engine.store.heartbeat(
+        [{ stepId: claim.id, claimToken: claim.claimToken }],
+        60_000,
+      );
+      expect([...held]).toEqual([claim.id]);
+      await blocker.query('COMMIT');
+    } finally {
+      blocker.release();
+    }
+    // The sweep moved nothing.
+    expect(await sweep).toBe(0);
+
+    // The lease is live again, so the step is not expired and must not be dead-lettered.
+    const step = await stepRow(engine, runId, 'lease.renewed');
+    expect(step).toMatchObject({
+      state: 'running',
+      claim_token: claim.claimToken,
+      error_kind: null,
+    });
+    expect((await runRow(engine, runId)).state).toBe('running');
+    // And the worker can still record its result.
+    const accepted = await engine.store.complete([
+      { stepId: claim.id, claimToken: claim.claimToken, outputJson: '"done"' },
+    ]);
+    expect([...accepted]).toEqual([claim.id]);
+    expect((await runRow(engine, runId)).state).toBe('completed');
+  });
+
   it('with maxReclaims 0 discards on the first expiry', async () => {
     const { runId } = await engine.client.enqueue('lease.none', null, { maxReclaims: 0 });
     const claim = await claimOne('lease.none', 'worker-0', 50);
@@ -355,5 +406,66 @@ describe('a stale worker is fenced by its claim token', () => {
     });
     expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('completed');
     expect(attempts).toEqual([1]);
+  });
+
+  it('stops the old attempt and keeps tracking the new one when a worker claims its own reclaimed step again', async () => {
+    const first = gate();
+    const second = gate();
+    const calls: { attempt: number; signal: AbortSignal; returned: boolean }[] = [];
+    const worker = await engine.startWorker({
+      handlers: {
+        'lease.again': async (ctx) => {
+          const call = { attempt: ctx.attempt, signal: ctx.signal, returned: false };
+          calls.push(call);
+          await (calls.length === 1 ? first.promise : second.promise);
+          call.returned = true;
+          return `call ${calls.indexOf(call) + 1}`;
+        },
+      },
+      leaseDuration: '200ms',
+      heartbeatInterval: '1h',
+      concurrency: 2,
+    });
+    const { runId } = await engine.client.enqueue('lease.again', null);
+    const a = await stepReaches(engine, runId, 'lease.again', 'running');
+    await leaseExpires(engine, a.id);
+    expect(await engine.store.reclaimExpired()).toBe(1);
+
+    // The same worker claims the step again: a second call of the handler, for the same attempt.
+    await eventually(() => calls.length === 2, 'the worker to claim its reclaimed step again');
+    const b = await stepRow(engine, runId, 'lease.again');
+    expect(b).toMatchObject({ state: 'running', claimed_by: worker.id, reclaims: 1, attempts: 0 });
+    expect(b.claim_token).not.toBe(a.claim_token);
+    expect(calls.map((c) => c.attempt)).toEqual([1, 1]);
+
+    // Its first call has lost the step, and is told so.
+    await eventually(() => calls[0]!.signal.aborted, 'the first call to be aborted');
+    expect(calls[1]!.signal.aborted).toBe(false);
+
+    // The first call returning late neither records anything nor drops the second call.
+    first.open();
+    await eventually(() => calls[0]!.returned, 'the first call to return');
+    expect(await stepRow(engine, runId, 'lease.again')).toMatchObject({
+      state: 'running',
+      claim_token: b.claim_token,
+      output: null,
+    });
+    // A stop past its timeout still knows the second call: it aborts it and releases the step.
+    await worker.stop({ timeout: '300ms' });
+    expect(calls[1]!.signal.aborted).toBe(true);
+    expect(await stepRow(engine, runId, 'lease.again')).toMatchObject({
+      state: 'available',
+      attempts: 0,
+      lease_expires_at: null,
+    });
+    const types = (await eventRows(engine, runId)).map((e) => e.type);
+    expect(types).toEqual([
+      'run_submitted',
+      'step_started',
+      'step_reclaimed',
+      'step_started',
+      'step_released',
+    ]);
+    second.open();
   });
 });

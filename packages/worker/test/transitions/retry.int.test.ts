@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { snooze, workflow } from '@cyclone/core';
+import { ErrorKind, snooze, workflow } from '@cyclone/core';
 import { eventually } from '../engine.js';
 import {
   eventRows,
@@ -208,5 +208,45 @@ describe('running -> available on snooze', () => {
     expect(attempts).toEqual([1, 1]);
     await stepReaches(engine, runId, 'retry.snooze', 'available');
     expect((await stepRow(engine, runId, 'retry.snooze')).attempts).toBe(0);
+  });
+});
+
+describe('running -> available on a transient error', () => {
+  it('requeues the same attempt without charging it, even on the last attempt', async () => {
+    const { runId } = await engine.client.enqueue('retry.transient', null, { maxAttempts: 1 });
+    const [claim] = await engine.store.claim({
+      kinds: ['retry.transient'],
+      limit: 1,
+      workerId: 'reader',
+      leaseMs: 60_000,
+    });
+    const outcome = await engine.store.fail({
+      stepId: claim!.id,
+      claimToken: claim!.claimToken,
+      errorKind: ErrorKind.Transient,
+      error: 'could not read the input: connection reset',
+      panicStack: null,
+      attempts: claim!.attempts,
+      maxAttempts: claim!.maxAttempts,
+      retryDelayMs: 0,
+    });
+    expect(outcome).toBe('retried');
+    expect(await stepRow(engine, runId, 'retry.transient')).toMatchObject({
+      state: 'available',
+      attempts: 0,
+      max_attempts: 1,
+      error_kind: 'transient',
+      error: 'could not read the input: connection reset',
+      lease_expires_at: null,
+    });
+    expect(await runRow(engine, runId)).toMatchObject({ state: 'running', failure_count: 0 });
+
+    // The one attempt is still there to run.
+    const attempts: number[] = [];
+    await engine.startWorker({
+      handlers: { 'retry.transient': (ctx) => void attempts.push(ctx.attempt) },
+    });
+    expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('completed');
+    expect(attempts).toEqual([1]);
   });
 });

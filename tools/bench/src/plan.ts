@@ -1,0 +1,91 @@
+/** What one bench run measures: the variants of each measurement, their sizes and time caps. */
+import { systemMeta } from './systems/meta.js';
+import type { ConfigName, MeasureName, SystemName, WorkflowShape } from './types.js';
+
+/** One measurement setting, run once per system (and configuration) per round. */
+export interface Variant {
+  readonly id: string;
+  readonly measure: MeasureName;
+  /** Concurrency of the worker (unused by `enqueue`). */
+  readonly concurrency: number;
+  /** Jobs, samples or runs. */
+  readonly n: number;
+  /** Time cap of the timed part; a capped figure is what completed by then, per second. */
+  readonly capMs: number;
+  /** Configurations of the peers it runs in (Cyclone has only `default`). */
+  readonly configs: readonly ConfigName[];
+  readonly shape?: WorkflowShape;
+}
+
+export interface Sizes {
+  readonly enqueue: number;
+  readonly throughput: number;
+  readonly latency: number;
+  readonly chainRuns: number;
+  readonly diamondRuns: number;
+  readonly depthRows: number;
+  readonly depthJobs: number;
+  readonly memoryJobs: number;
+  readonly capMs: number;
+  readonly latencyCapMs: number;
+}
+
+export const fullSizes: Sizes = {
+  enqueue: 20_000,
+  throughput: 10_000,
+  latency: 200,
+  chainRuns: 2_000,
+  diamondRuns: 1_000,
+  depthRows: 1_000_000,
+  depthJobs: 10_000,
+  memoryJobs: 10_000,
+  capMs: 15_000,
+  latencyCapMs: 15_000,
+};
+
+export const quickSizes: Sizes = {
+  enqueue: 300,
+  throughput: 300,
+  latency: 20,
+  chainRuns: 40,
+  diamondRuns: 20,
+  depthRows: 20_000,
+  depthJobs: 300,
+  memoryJobs: 300,
+  capMs: 3_000,
+  latencyCapMs: 3_000,
+};
+
+const both: readonly ConfigName[] = ['default', 'fast'];
+const fastest: readonly ConfigName[] = ['fast'];
+
+/** Concurrency of the depth measurement; its empty-database reference is the throughput variant. */
+export const depthConcurrency = 50;
+export const memoryConcurrency = 100;
+
+export function planVariants(sizes: Sizes, measures: readonly MeasureName[], quick: boolean): Variant[] {
+  const all: Variant[] = [
+    { id: 'enqueue', measure: 'enqueue', concurrency: 0, n: sizes.enqueue, capMs: 0, configs: ['default'] },
+    ...[10, 50].map(
+      (c): Variant => ({ id: `throughput-c${c}`, measure: 'throughput', concurrency: c, n: sizes.throughput, capMs: sizes.capMs, configs: both }),
+    ),
+    { id: 'latency', measure: 'latency', concurrency: 10, n: sizes.latency, capMs: sizes.latencyCapMs, configs: both },
+    { id: 'workflow-chain', measure: 'workflow', concurrency: 50, n: sizes.chainRuns, capMs: sizes.capMs, configs: fastest, shape: 'chain' },
+    { id: 'workflow-diamond', measure: 'workflow', concurrency: 50, n: sizes.diamondRuns, capMs: sizes.capMs, configs: fastest, shape: 'diamond' },
+    { id: 'depth', measure: 'depth', concurrency: depthConcurrency, n: sizes.depthJobs, capMs: sizes.capMs, configs: fastest },
+    { id: 'memory', measure: 'memory', concurrency: memoryConcurrency, n: sizes.memoryJobs, capMs: sizes.capMs, configs: fastest },
+  ];
+  // The depth figure is read against the empty-database throughput at the same concurrency.
+  const wanted = new Set<MeasureName>(measures);
+  if (wanted.has('depth')) wanted.add('throughput');
+  // Quick mode exercises every adapter path once: concurrency 10 adds nothing to 50 there.
+  return all.filter((v) => wanted.has(v.measure) && !(quick && v.id === 'throughput-c10'));
+}
+
+/** The configurations a system runs a variant in. */
+export function configsFor(system: SystemName, variant: Variant): ConfigName[] {
+  if (variant.measure === 'workflow' && (!variant.shape || !systemMeta[system].shapes.includes(variant.shape))) return [];
+  const own = systemMeta[system].configs;
+  if (own.length === 1) return [own[0]!];
+  return variant.configs.filter((c) => own.includes(c));
+}

@@ -1,0 +1,123 @@
+/**
+ * One measurement in a fresh Node process:
+ *
+ *   runner.ts <system> <task> <n> --url URL [--pool-size 10] [--concurrency C] [--config default|fast]
+ *             [--shape chain|diamond] [--cap-ms MS] [--depth-rows R]
+ *
+ * Tasks: `enqueue` (time a bulk enqueue of n jobs), `prepare` (enqueue n jobs, or submit n runs of
+ * --shape, untimed), `fill` (the depth template: R finished rows), `drain` (start a worker and time
+ * it over the n jobs or runs already there), `prepare-drain` (both in one process: quick mode),
+ * `latency` (n jobs one at a time to an idle worker).
+ * Prints one JSON line, `{"bench":1,...}`, and exits.
+ */
+import { parseArgs } from 'node:util';
+import { drain } from './measurements/drain.js';
+import { bulkEnqueue } from './measurements/enqueue.js';
+import { latency } from './measurements/latency.js';
+import { prepareDepthTemplate } from './measurements/depth.js';
+import { createAdapter } from './systems/index.js';
+import {
+  stepsPerRun,
+  systemNames,
+  type ConfigName,
+  type RunnerResult,
+  type SystemName,
+  type WorkflowShape,
+} from './types.js';
+
+const runnerTasks = ['enqueue', 'prepare', 'fill', 'drain', 'prepare-drain', 'latency'] as const;
+type RunnerTask = (typeof runnerTasks)[number];
+
+async function main(): Promise<RunnerResult> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      url: { type: 'string' },
+      'pool-size': { type: 'string', default: '10' },
+      concurrency: { type: 'string', default: '10' },
+      config: { type: 'string', default: 'default' },
+      shape: { type: 'string' },
+      'cap-ms': { type: 'string', default: '60000' },
+      'depth-rows': { type: 'string', default: '0' },
+    },
+  });
+  const [systemArg, taskArg, nArg] = positionals;
+  if (!systemNames.includes(systemArg as SystemName)) throw new Error(`unknown system "${systemArg}"`);
+  if (!runnerTasks.includes(taskArg as RunnerTask)) throw new Error(`unknown task "${taskArg}"`);
+  if (!values.url) throw new Error('--url is required');
+  const system = systemArg as SystemName;
+  const task = taskArg as RunnerTask;
+  const n = Number(nArg ?? 0);
+  const config = values.config as ConfigName;
+  const concurrency = Number(values.concurrency);
+  const shape = values.shape as WorkflowShape | undefined;
+  const capMs = Number(values['cap-ms']);
+  const adapter = await createAdapter(system, values.url, Number(values['pool-size']));
+  const base = { bench: 1 as const, ok: true, system, measure: task, config };
+  const configuration = adapter.describe(config, concurrency);
+  try {
+    switch (task) {
+      case 'enqueue': {
+        await adapter.setup();
+        const r = await bulkEnqueue(adapter, n);
+        return { ...base, value: r.rate, unit: 'jobs/s', extra: { seconds: r.seconds, configuration } };
+      }
+      case 'prepare': {
+        await adapter.setup();
+        if (shape) await adapter.submitWorkflows(shape, n);
+        else await adapter.bulkEnqueue(n);
+        return base;
+      }
+      case 'fill': {
+        const r = await prepareDepthTemplate(adapter, values.url, Number(values['depth-rows']));
+        return { ...base, value: r.seconds, unit: 's' };
+      }
+      case 'drain':
+      case 'prepare-drain': {
+        if (task === 'prepare-drain') {
+          await adapter.setup();
+          if (shape) await adapter.submitWorkflows(shape, n);
+          else await adapter.bulkEnqueue(n);
+        }
+        const r = await drain(adapter, { n, capMs, worker: { concurrency, config }, ...(shape ? { shape } : {}) });
+        const perUnit = shape ? stepsPerRun[shape] : 1;
+        return {
+          ...base,
+          value: r.rate * perUnit,
+          unit: shape ? 'steps/s' : 'jobs/s',
+          extra: {
+            done: r.done,
+            seconds: r.seconds,
+            capped: r.capped,
+            startMs: r.startMs,
+            baselineRssMb: r.baselineRssMb,
+            peakRssMb: r.peakRssMb,
+            configuration,
+          },
+        };
+      }
+      case 'latency': {
+        await adapter.setup();
+        const r = await latency(adapter, { n, capMs, worker: { concurrency, config } });
+        return {
+          ...base,
+          value: r.p50,
+          unit: 'ms',
+          extra: { samples: r.samples, p50: r.p50, p95: r.p95, p99: r.p99, max: r.max, capped: r.capped, configuration },
+        };
+      }
+    }
+  } finally {
+    await adapter.close();
+  }
+}
+
+main().then(
+  (result) => {
+    process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit(0));
+  },
+  (error: unknown) => {
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stdout.write(`${JSON.stringify({ bench: 1, ok: false, error: message })}\n`, () => process.exit(1));
+  },
+);

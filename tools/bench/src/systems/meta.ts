@@ -1,0 +1,16 @@
+/** What the orchestrator knows of each system without loading it. */
+import type { ConfigName, SystemName, WorkflowShape } from '../types.js';
+
+export interface SystemMeta {
+  /** The npm package measured (its installed version goes in the report). */
+  readonly packageName: string;
+  readonly configs: readonly ConfigName[];
+  readonly shapes: readonly WorkflowShape[];
+}
+
+export const systemMeta: Readonly<Record<SystemName, SystemMeta>> = {
+  cyclone: { packageName: '@cyclone/worker', configs: ['default'], shapes: ['chain', 'diamond'] },
+  'graphile-worker': { packageName: 'graphile-worker', configs: ['default', 'fast'], shapes: ['chain'] },
+  'pg-boss': { packageName: 'pg-boss', configs: ['default', 'fast'], shapes: ['chain'] },
+  dbos: { packageName: '@dbos-inc/dbos-sdk', configs: ['default', 'fast'], shapes: ['chain', 'diamond'] },
+};
