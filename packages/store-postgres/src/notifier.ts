@@ -25,6 +25,10 @@ export class Notifier {
   private stopped = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private failures = 0;
+  private readonly listeners = new Map<
+    pg.PoolClient,
+    { onNotification: (msg: pg.Notification) => void; onError: (error: unknown) => void }
+  >();
 
   constructor(private readonly options: NotifierOptions) {}
 
@@ -40,30 +44,31 @@ export class Notifier {
       this.options.onNotification(msg.channel, msg.payload ?? '');
     const onError = (error: unknown) => {
       this.options.onError?.(error);
-      this.drop(client, onNotification, onError);
+      this.detach(client, true);
       this.scheduleReconnect();
     };
     client.on('notification', onNotification);
     client.on('error', onError);
+    this.listeners.set(client, { onNotification, onError });
     try {
       for (const channel of this.options.channels) await client.query(`LISTEN ${quoteIdent(channel)}`);
     } catch (error) {
-      this.drop(client, onNotification, onError);
+      this.detach(client, true);
       throw error;
     }
     this.client = client;
     this.failures = 0;
   }
 
-  private drop(
-    client: pg.PoolClient,
-    onNotification: (msg: pg.Notification) => void,
-    onError: (error: unknown) => void,
-  ): void {
-    client.off('notification', onNotification);
-    client.off('error', onError);
+  /** Removes this notifier's listeners from a client and gives it back to the pool, once. */
+  private detach(client: pg.PoolClient, broken: boolean): void {
+    const listeners = this.listeners.get(client);
+    if (!listeners) return;
+    this.listeners.delete(client);
+    client.off('notification', listeners.onNotification);
+    client.off('error', listeners.onError);
     if (this.client === client) this.client = undefined;
-    client.release(true);
+    client.release(broken);
   }
 
   private scheduleReconnect(): void {
@@ -88,14 +93,13 @@ export class Notifier {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     const client = this.client;
-    this.client = undefined;
     if (!client) return;
+    let broken = false;
     try {
       await client.query('UNLISTEN *');
-      client.removeAllListeners('notification');
-      client.release();
     } catch {
-      client.release(true);
+      broken = true;
     }
+    this.detach(client, broken);
   }
 }

@@ -25,6 +25,14 @@ export interface WorkerOptions {
    */
   readonly concurrency?: number;
   /**
+   * Steps claimed ahead of a free slot, so that a finished step's slot is refilled without a
+   * round trip. It helps short handlers; with slow ones a worker would sit on steps another
+   * worker could run, so it is off by default. Buffered steps hold leases (renewed by the
+   * heartbeat) and are released, unstarted, at `stop()`.
+   * @defaultValue 0
+   */
+  readonly prefetch?: number;
+  /**
    * How long a claim holds without a heartbeat; a worker that dies loses its steps after this.
    * @defaultValue `'30s'`
    */

@@ -76,7 +76,13 @@ export class Worker {
   private readonly maxOutputBytes: number;
   private readonly random: () => number;
   private readonly completer: BatchCompleter;
+  private readonly completionBatchSize: number;
   private readonly inFlight = new Map<string, InFlight>();
+  /** Steps claimed ahead of a free slot: the next ones to start, oldest first. */
+  private readonly buffered: ClaimedStep[] = [];
+  private readonly prefetch: number;
+  /** Claim only once this many places (slots plus buffer) are free, so claims come in batches. */
+  private readonly claimBatchMin: number;
   private readonly executions = new Set<Promise<void>>();
   private notifier: Notifier | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -130,6 +136,8 @@ export class Worker {
     this.handlers = new Map(handlers as [string, Handler][]);
     this.kinds = [...this.handlers.keys()];
     this.concurrency = concurrency;
+    this.prefetch = options.prefetch ?? 0;
+    this.claimBatchMin = Math.max(1, Math.ceil((concurrency + this.prefetch) / 8));
     this.leaseMs = toMilliseconds(options.leaseDuration ?? '30s', 'leaseDuration');
     this.heartbeatMs = options.heartbeatInterval
       ? toMilliseconds(options.heartbeatInterval, 'heartbeatInterval')
@@ -137,12 +145,18 @@ export class Worker {
     this.pollMs = toMilliseconds(options.pollInterval ?? '1s', 'pollInterval');
     this.maxOutputBytes = options.maxOutputBytes ?? OutputBytes;
     this.random = options.random ?? Math.random;
-    this.completer = new BatchCompleter(this.store, options.completionBatchSize ?? 100);
+    this.completionBatchSize = options.completionBatchSize ?? 100;
+    this.completer = new BatchCompleter(this.store, this.completionBatchSize);
   }
 
   /** Steps this worker is executing now. */
   get activeSteps(): number {
     return this.inFlight.size;
+  }
+
+  /** Steps claimed ahead that wait for a free slot. */
+  get bufferedSteps(): number {
+    return this.buffered.length;
   }
 
   /** Starts listening for work and claiming it. Resolves once the worker is listening. */
@@ -191,6 +205,7 @@ export class Worker {
     clearInterval(this.pollTimer);
     await this.notifier?.stop();
     await this.fetching;
+    await this.releaseBuffered();
     if (wasRunning) {
       const timeoutMs = toMilliseconds(options.timeout ?? '10s', 'timeout');
       let timer: NodeJS.Timeout | undefined;
@@ -212,6 +227,18 @@ export class Worker {
     this.logger.info('worker stopped');
   }
 
+  /** Gives back the steps claimed ahead that never started: nothing of them ran. */
+  private async releaseBuffered(): Promise<void> {
+    const steps = this.buffered.splice(0);
+    await Promise.all(
+      steps.map((step) =>
+        this.store.release(step.id, step.claimToken).catch((error: unknown) => {
+          this.logger.error({ err: error, stepId: step.id }, 'release failed; the lease will expire');
+        }),
+      ),
+    );
+  }
+
   private async releaseAll(): Promise<void> {
     const entries = [...this.inFlight.values()];
     this.logger.warn({ steps: entries.length }, 'shutdown timeout: aborting and releasing in-flight steps');
@@ -231,25 +258,48 @@ export class Worker {
 
   private wake(): void {
     if (this.state !== 'running') return;
+    this.startBuffered();
     if (this.fetching) {
       this.fetchAgain = true;
       return;
     }
     this.fetching = this.fetch().finally(() => {
       this.fetching = undefined;
+      // A slot freed after the loop's last check but before this point asked for another round.
+      if (this.fetchAgain) this.wake();
     });
+  }
+
+  /** Starts buffered steps while slots are free. */
+  private startBuffered(): void {
+    while (this.inFlight.size < this.concurrency && this.buffered.length > 0) {
+      this.launch(this.buffered.shift()!);
+    }
+  }
+
+  /** Free places for claimed steps: execution slots plus the prefetch buffer. */
+  private room(): number {
+    // Outcomes still being written count against the room once they exceed a batch or so, so a
+    // slow database slows claiming down instead of piling up unwritten results.
+    const recording = this.executions.size - this.inFlight.size;
+    const backlog = Math.max(0, recording - this.concurrency - this.completionBatchSize);
+    return this.concurrency + this.prefetch - this.inFlight.size - this.buffered.length - backlog;
   }
 
   private async fetch(): Promise<void> {
     do {
       this.fetchAgain = false;
-      const capacity = this.concurrency - this.inFlight.size;
-      if (capacity <= 0 || this.state !== 'running' || !this.mayHaveMore) return;
+      const room = this.room();
+      if (this.state !== 'running' || !this.mayHaveMore) return;
+      // Under load, wait until enough places are free to make one claim worth a round trip; an
+      // idle worker claims at once, so a lone step starts without delay.
+      const idle = this.inFlight.size + this.buffered.length === 0;
+      if (room <= 0 || (room < this.claimBatchMin && !idle)) return;
       let steps: ClaimedStep[];
       try {
         steps = await this.store.claim({
           kinds: this.kinds,
-          limit: capacity,
+          limit: room,
           workerId: this.id,
           leaseMs: this.leaseMs,
         });
@@ -259,9 +309,10 @@ export class Worker {
       }
       // A short batch means the queue is drained for now: stop asking until something says
       // there is more (a notification, the poll, or a completion's promotion).
-      this.mayHaveMore = steps.length === capacity;
-      for (const step of steps) this.launch(step);
-    } while (this.fetchAgain || (this.mayHaveMore && this.inFlight.size < this.concurrency));
+      this.mayHaveMore = steps.length === room;
+      this.buffered.push(...steps);
+      this.startBuffered();
+    } while (this.fetchAgain || (this.mayHaveMore && this.room() >= this.claimBatchMin));
   }
 
   private launch(step: ClaimedStep): void {
@@ -277,11 +328,22 @@ export class Worker {
     }
     this.inFlight.set(step.id, entry);
     const execution = this.execute(entry).finally(() => {
-      if (this.inFlight.get(step.id) === entry) this.inFlight.delete(step.id);
       this.executions.delete(execution);
+      this.freeSlot(entry);
+      // A written outcome shrinks the backlog that may be holding claims back.
       this.wake();
     });
     this.executions.add(execution);
+  }
+
+  /**
+   * Gives the entry's execution slot to the next step. Called as soon as the handler returns:
+   * recording the outcome happens beside the next handlers, not in their way.
+   */
+  private freeSlot(entry: InFlight): void {
+    if (this.inFlight.get(entry.step.id) !== entry) return;
+    this.inFlight.delete(entry.step.id);
+    this.wake();
   }
 
   private async execute(entry: InFlight): Promise<void> {
@@ -332,6 +394,7 @@ export class Worker {
       log.warn({ reason: entry.lost }, 'step no longer held by this worker; its result is dropped');
       return;
     }
+    this.freeSlot(entry);
     try {
       await this.record(step, attempt, outcome, log);
     } catch (error) {
@@ -396,12 +459,21 @@ export class Worker {
 
   private async heartbeat(): Promise<void> {
     const entries = [...this.inFlight.values()].filter((e) => !e.lost);
-    if (entries.length === 0) return;
+    const waiting = [...this.buffered];
+    if (entries.length === 0 && waiting.length === 0) return;
     try {
       const held = await this.store.heartbeat(
-        entries.map((e) => ({ stepId: e.step.id, claimToken: e.step.claimToken })),
+        [...entries.map((e) => e.step), ...waiting].map((step) => ({
+          stepId: step.id,
+          claimToken: step.claimToken,
+        })),
         this.leaseMs,
       );
+      // A buffered step that lost its claim (cancelled, reclaimed) is dropped before it starts.
+      for (const step of waiting) {
+        const at = this.buffered.indexOf(step);
+        if (!held.has(step.id) && at >= 0) this.buffered.splice(at, 1);
+      }
       for (const entry of entries) {
         if (held.has(entry.step.id) || this.inFlight.get(entry.step.id) !== entry) continue;
         entry.lost = 'lease lost';

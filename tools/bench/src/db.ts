@@ -2,7 +2,10 @@
 import pg from 'pg';
 
 /** Opens a connection to `url`, runs `fn`, and always closes the connection. */
-export async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+export async function withClient<T>(
+  url: string,
+  fn: (client: pg.Client) => Promise<T>,
+): Promise<T> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   client.on('error', () => undefined);
   await client.connect();
@@ -26,7 +29,11 @@ export function databaseUrl(serverUrl: string, name: string): string {
 }
 
 /** A number from a `count(*)` / bigint column. */
-export async function scalar(db: pg.ClientBase | pg.Pool, sql: string, params: unknown[] = []): Promise<number> {
+export async function scalar(
+  db: pg.ClientBase | pg.Pool,
+  sql: string,
+  params: unknown[] = [],
+): Promise<number> {
   const result = await db.query<{ n: string | number | null }>(sql, params);
   return Number(result.rows[0]?.n ?? 0);
 }

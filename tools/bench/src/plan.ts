@@ -39,8 +39,8 @@ export const fullSizes: Sizes = {
   depthRows: 1_000_000,
   depthJobs: 10_000,
   memoryJobs: 10_000,
-  capMs: 15_000,
-  latencyCapMs: 15_000,
+  capMs: 10_000,
+  latencyCapMs: 12_000,
 };
 
 export const quickSizes: Sizes = {
@@ -63,17 +63,70 @@ const fastest: readonly ConfigName[] = ['fast'];
 export const depthConcurrency = 50;
 export const memoryConcurrency = 100;
 
-export function planVariants(sizes: Sizes, measures: readonly MeasureName[], quick: boolean): Variant[] {
+export function planVariants(
+  sizes: Sizes,
+  measures: readonly MeasureName[],
+  quick: boolean,
+): Variant[] {
   const all: Variant[] = [
-    { id: 'enqueue', measure: 'enqueue', concurrency: 0, n: sizes.enqueue, capMs: 0, configs: ['default'] },
-    ...[10, 50].map(
-      (c): Variant => ({ id: `throughput-c${c}`, measure: 'throughput', concurrency: c, n: sizes.throughput, capMs: sizes.capMs, configs: both }),
-    ),
-    { id: 'latency', measure: 'latency', concurrency: 10, n: sizes.latency, capMs: sizes.latencyCapMs, configs: both },
-    { id: 'workflow-chain', measure: 'workflow', concurrency: 50, n: sizes.chainRuns, capMs: sizes.capMs, configs: fastest, shape: 'chain' },
-    { id: 'workflow-diamond', measure: 'workflow', concurrency: 50, n: sizes.diamondRuns, capMs: sizes.capMs, configs: fastest, shape: 'diamond' },
-    { id: 'depth', measure: 'depth', concurrency: depthConcurrency, n: sizes.depthJobs, capMs: sizes.capMs, configs: fastest },
-    { id: 'memory', measure: 'memory', concurrency: memoryConcurrency, n: sizes.memoryJobs, capMs: sizes.capMs, configs: fastest },
+    {
+      id: 'enqueue',
+      measure: 'enqueue',
+      concurrency: 0,
+      n: sizes.enqueue,
+      capMs: 0,
+      configs: ['default'],
+    },
+    ...[10, 50].map((c): Variant => ({
+      id: `throughput-c${c}`,
+      measure: 'throughput',
+      concurrency: c,
+      n: sizes.throughput,
+      capMs: sizes.capMs,
+      configs: both,
+    })),
+    {
+      id: 'latency',
+      measure: 'latency',
+      concurrency: 10,
+      n: sizes.latency,
+      capMs: sizes.latencyCapMs,
+      configs: both,
+    },
+    {
+      id: 'workflow-chain',
+      measure: 'workflow',
+      concurrency: 50,
+      n: sizes.chainRuns,
+      capMs: sizes.capMs,
+      configs: fastest,
+      shape: 'chain',
+    },
+    {
+      id: 'workflow-diamond',
+      measure: 'workflow',
+      concurrency: 50,
+      n: sizes.diamondRuns,
+      capMs: sizes.capMs,
+      configs: fastest,
+      shape: 'diamond',
+    },
+    {
+      id: 'depth',
+      measure: 'depth',
+      concurrency: depthConcurrency,
+      n: sizes.depthJobs,
+      capMs: sizes.capMs,
+      configs: fastest,
+    },
+    {
+      id: 'memory',
+      measure: 'memory',
+      concurrency: memoryConcurrency,
+      n: sizes.memoryJobs,
+      capMs: sizes.capMs,
+      configs: fastest,
+    },
   ];
   // The depth figure is read against the empty-database throughput at the same concurrency.
   const wanted = new Set<MeasureName>(measures);
@@ -84,7 +137,11 @@ export function planVariants(sizes: Sizes, measures: readonly MeasureName[], qui
 
 /** The configurations a system runs a variant in. */
 export function configsFor(system: SystemName, variant: Variant): ConfigName[] {
-  if (variant.measure === 'workflow' && (!variant.shape || !systemMeta[system].shapes.includes(variant.shape))) return [];
+  if (
+    variant.measure === 'workflow' &&
+    (!variant.shape || !systemMeta[system].shapes.includes(variant.shape))
+  )
+    return [];
   const own = systemMeta[system].configs;
   if (own.length === 1) return [own[0]!];
   return variant.configs.filter((c) => own.includes(c));

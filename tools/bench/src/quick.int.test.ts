@@ -15,7 +15,9 @@ describe('bench --quick', () => {
       quick: true,
       outDir: null,
       log: (line) => lines.push(line),
-      ...(process.env.CYCLONE_TEST_DATABASE_URL ? { databaseUrl: process.env.CYCLONE_TEST_DATABASE_URL } : {}),
+      ...(process.env.CYCLONE_TEST_DATABASE_URL
+        ? { databaseUrl: process.env.CYCLONE_TEST_DATABASE_URL }
+        : {}),
     });
 
     expect(report.failures, lines.join('\n')).toEqual([]);
@@ -23,12 +25,15 @@ describe('bench --quick', () => {
     for (const system of systemNames) {
       for (const variant of variants) {
         for (const config of configsFor(system, variant)) {
-          const figures = report.measurements.filter((m) => m.system === system && m.variant === variant.id && m.config === config);
+          const figures = report.measurements.filter(
+            (m) => m.system === system && m.variant === variant.id && m.config === config,
+          );
           expect(figures, `${system} (${config}) ${variant.id}`).toHaveLength(1);
           const figure = figures[0]!;
           expect(figure.value, `${system} (${config}) ${variant.id}`).toBeGreaterThan(0);
           if (variant.measure === 'latency') {
-            for (const p of ['p50', 'p95', 'p99']) expect(figure.extra[p], `${system} (${config}) latency ${p}`).toBeGreaterThan(0);
+            for (const p of ['p50', 'p95', 'p99'])
+              expect(figure.extra[p], `${system} (${config}) latency ${p}`).toBeGreaterThan(0);
           }
           if (variant.measure === 'memory') expect(figure.extra.peakRssMb).toBeGreaterThan(0);
         }
@@ -38,7 +43,9 @@ describe('bench --quick', () => {
     for (const row of report.table.rows) {
       const cyclone = row.cells['cyclone:default'];
       expect(cyclone?.median, row.label).toBeGreaterThan(0);
-      const peers = Object.entries(row.cells).filter(([key, cell]) => !key.startsWith('cyclone') && cell);
+      const peers = Object.entries(row.cells).filter(
+        ([key, cell]) => !key.startsWith('cyclone') && cell,
+      );
       if (peers.length > 0) expect(cyclone?.ratio, row.label).toBeGreaterThan(0);
     }
     expect(report.text).toContain('ratio to the best peer');

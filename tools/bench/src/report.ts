@@ -83,32 +83,77 @@ function rowSpecs(variants: readonly Variant[], depthRows: number): RowSpec[] {
   for (const v of variants) {
     switch (v.measure) {
       case 'enqueue':
-        specs.push({ id: v.id, variant: v.id, label: `bulk enqueue, ${fmtInt(v.n)} jobs`, unit: 'jobs/s', better: 'higher', pick: value });
+        specs.push({
+          id: v.id,
+          variant: v.id,
+          label: `bulk enqueue, ${fmtInt(v.n)} jobs`,
+          unit: 'jobs/s',
+          better: 'higher',
+          pick: value,
+        });
         break;
       case 'throughput':
-        specs.push({ id: v.id, variant: v.id, label: `throughput, c=${v.concurrency}, ${fmtInt(v.n)} jobs`, unit: 'jobs/s', better: 'higher', pick: value });
+        specs.push({
+          id: v.id,
+          variant: v.id,
+          label: `throughput, c=${v.concurrency}, ${fmtInt(v.n)} jobs`,
+          unit: 'jobs/s',
+          better: 'higher',
+          pick: value,
+        });
         break;
       case 'latency':
         for (const p of ['p50', 'p95', 'p99'] as const) {
-          specs.push({ id: `latency-${p}`, variant: v.id, label: `latency ${p}, enqueue -> start`, unit: 'ms', better: 'lower', pick: (m) => num(m, p) });
+          specs.push({
+            id: `latency-${p}`,
+            variant: v.id,
+            label: `latency ${p}, enqueue -> start`,
+            unit: 'ms',
+            better: 'lower',
+            pick: (m) => num(m, p),
+          });
         }
         break;
       case 'workflow':
         specs.push({
           id: v.id,
           variant: v.id,
-          label: v.shape === 'chain' ? `workflow chain a->b->c, ${fmtInt(v.n)} runs, c=${v.concurrency}` : `workflow diamond 1->8->1, ${fmtInt(v.n)} runs, c=${v.concurrency}`,
+          label:
+            v.shape === 'chain'
+              ? `workflow chain a->b->c, ${fmtInt(v.n)} runs, c=${v.concurrency}`
+              : `workflow diamond 1->8->1, ${fmtInt(v.n)} runs, c=${v.concurrency}`,
           unit: 'steps/s',
           better: 'higher',
           pick: value,
         });
         break;
       case 'depth':
-        specs.push({ id: v.id, variant: v.id, label: `depth: throughput over ${fmtInt(depthRows)} finished rows, c=${v.concurrency}`, unit: 'jobs/s', better: 'higher', pick: value });
+        specs.push({
+          id: v.id,
+          variant: v.id,
+          label: `depth: throughput over ${fmtInt(depthRows)} finished rows, c=${v.concurrency}`,
+          unit: 'jobs/s',
+          better: 'higher',
+          pick: value,
+        });
         break;
       case 'memory':
-        specs.push({ id: 'memory-peak', variant: v.id, label: `worker peak RSS, c=${v.concurrency}, ${fmtInt(v.n)} jobs`, unit: 'MB', better: 'lower', pick: (m) => num(m, 'peakRssMb') });
-        specs.push({ id: 'memory-start', variant: v.id, label: 'worker RSS before start (same process)', unit: 'MB', better: 'lower', pick: (m) => num(m, 'baselineRssMb') });
+        specs.push({
+          id: 'memory-peak',
+          variant: v.id,
+          label: `worker peak RSS, c=${v.concurrency}, ${fmtInt(v.n)} jobs`,
+          unit: 'MB',
+          better: 'lower',
+          pick: (m) => num(m, 'peakRssMb'),
+        });
+        specs.push({
+          id: 'memory-start',
+          variant: v.id,
+          label: 'worker RSS before start (same process)',
+          unit: 'MB',
+          better: 'lower',
+          pick: (m) => num(m, 'baselineRssMb'),
+        });
         break;
     }
   }
@@ -127,10 +172,20 @@ export function buildTable(
     const cells: Record<string, Cell | undefined> = {};
     const medians: Record<string, { median: number; values: number[]; capped: boolean }> = {};
     for (const column of columns) {
-      const ms = measurements.filter((m) => m.variant === spec.variant && m.system === column.system && m.config === column.config);
-      const values = ms.map(spec.pick).filter((x): x is number => x !== undefined && Number.isFinite(x));
+      const ms = measurements.filter(
+        (m) =>
+          m.variant === spec.variant && m.system === column.system && m.config === column.config,
+      );
+      const values = ms
+        .map(spec.pick)
+        .filter((x): x is number => x !== undefined && Number.isFinite(x));
       if (values.length === 0) continue;
-      medians[column.key] = { median: median(values), values, capped: ms.some((m) => m.extra.capped === true) };
+      // A cap cuts a rate or the number of latency samples; a memory peak stays what it was.
+      medians[column.key] = {
+        median: median(values),
+        values,
+        capped: spec.unit !== 'MB' && ms.some((m) => m.extra.capped === true),
+      };
     }
     const best = bestPeer(columns, medians, spec.better);
     for (const [key, m] of Object.entries(medians)) {
@@ -143,7 +198,12 @@ export function buildTable(
 }
 
 /** Depth throughput as a share of the empty-database throughput at the same concurrency. */
-function retainedRow(columns: readonly Column[], rows: readonly Row[], depth: Record<string, Cell | undefined>, variants: readonly Variant[]): Row {
+function retainedRow(
+  columns: readonly Column[],
+  rows: readonly Row[],
+  depth: Record<string, Cell | undefined>,
+  variants: readonly Variant[],
+): Row {
   const concurrency = variants.find((v) => v.measure === 'depth')?.concurrency;
   const empty = rows.find((r) => r.id === `throughput-c${concurrency}`);
   const medians: Record<string, { median: number; values: number[]; capped: boolean }> = {};
@@ -158,7 +218,13 @@ function retainedRow(columns: readonly Column[], rows: readonly Row[], depth: Re
   for (const [key, m] of Object.entries(medians)) {
     cells[key] = { ...m, ratio: best === undefined || best === 0 ? null : m.median / best };
   }
-  return { id: 'depth-retained', label: `depth: share of the empty-database figure (c=${concurrency})`, unit: 'ratio', better: 'higher', cells };
+  return {
+    id: 'depth-retained',
+    label: `depth: share of the empty-database figure (c=${concurrency})`,
+    unit: 'ratio',
+    better: 'higher',
+    cells,
+  };
 }
 
 function bestPeer(
@@ -166,7 +232,10 @@ function bestPeer(
   medians: Readonly<Record<string, { median: number }>>,
   better: 'higher' | 'lower',
 ): number | undefined {
-  const peers = columns.filter((c) => c.system !== 'cyclone').map((c) => medians[c.key]?.median).filter((x): x is number => x !== undefined);
+  const peers = columns
+    .filter((c) => c.system !== 'cyclone')
+    .map((c) => medians[c.key]?.median)
+    .filter((x): x is number => x !== undefined);
   if (peers.length === 0) return undefined;
   return better === 'higher' ? Math.max(...peers) : Math.min(...peers);
 }
@@ -196,9 +265,13 @@ function rowLabel(row: Row): string {
 /** The table for a terminal: fixed-width columns. */
 export function textTable(table: Table): string {
   const header = ['measurement', ...table.columns.map((c) => c.label)];
-  const body = table.rows.map((row) => [rowLabel(row), ...table.columns.map((c) => formatCell(row.cells[c.key], row.unit))]);
+  const body = table.rows.map((row) => [
+    rowLabel(row),
+    ...table.columns.map((c) => formatCell(row.cells[c.key], row.unit)),
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
-  const line = (cells: readonly string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const line = (cells: readonly string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 
@@ -206,7 +279,10 @@ export function textTable(table: Table): string {
 export function markdownTable(table: Table): string {
   const header = `| measurement | ${table.columns.map((c) => c.label).join(' | ')} |`;
   const rule = `| --- | ${table.columns.map(() => '---:').join(' | ')} |`;
-  const body = table.rows.map((row) => `| ${rowLabel(row)} | ${table.columns.map((c) => formatCell(row.cells[c.key], row.unit)).join(' | ')} |`);
+  const body = table.rows.map(
+    (row) =>
+      `| ${rowLabel(row)} | ${table.columns.map((c) => formatCell(row.cells[c.key], row.unit)).join(' | ')} |`,
+  );
   return [header, rule, ...body].join('\n');
 }
 

@@ -42,7 +42,8 @@ async function main(): Promise<RunnerResult> {
     },
   });
   const [systemArg, taskArg, nArg] = positionals;
-  if (!systemNames.includes(systemArg as SystemName)) throw new Error(`unknown system "${systemArg}"`);
+  if (!systemNames.includes(systemArg as SystemName))
+    throw new Error(`unknown system "${systemArg}"`);
   if (!runnerTasks.includes(taskArg as RunnerTask)) throw new Error(`unknown task "${taskArg}"`);
   if (!values.url) throw new Error('--url is required');
   const system = systemArg as SystemName;
@@ -60,7 +61,12 @@ async function main(): Promise<RunnerResult> {
       case 'enqueue': {
         await adapter.setup();
         const r = await bulkEnqueue(adapter, n);
-        return { ...base, value: r.rate, unit: 'jobs/s', extra: { seconds: r.seconds, configuration } };
+        return {
+          ...base,
+          value: r.rate,
+          unit: 'jobs/s',
+          extra: { seconds: r.seconds, configuration },
+        };
       }
       case 'prepare': {
         await adapter.setup();
@@ -79,7 +85,12 @@ async function main(): Promise<RunnerResult> {
           if (shape) await adapter.submitWorkflows(shape, n);
           else await adapter.bulkEnqueue(n);
         }
-        const r = await drain(adapter, { n, capMs, worker: { concurrency, config }, ...(shape ? { shape } : {}) });
+        const r = await drain(adapter, {
+          n,
+          capMs,
+          worker: { concurrency, config },
+          ...(shape ? { shape } : {}),
+        });
         const perUnit = shape ? stepsPerRun[shape] : 1;
         return {
           ...base,
@@ -103,7 +114,15 @@ async function main(): Promise<RunnerResult> {
           ...base,
           value: r.p50,
           unit: 'ms',
-          extra: { samples: r.samples, p50: r.p50, p95: r.p95, p99: r.p99, max: r.max, capped: r.capped, configuration },
+          extra: {
+            samples: r.samples,
+            p50: r.p50,
+            p95: r.p95,
+            p99: r.p99,
+            max: r.max,
+            capped: r.capped,
+            configuration,
+          },
         };
       }
     }
@@ -118,6 +137,8 @@ main().then(
   },
   (error: unknown) => {
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    process.stdout.write(`${JSON.stringify({ bench: 1, ok: false, error: message })}\n`, () => process.exit(1));
+    process.stdout.write(`${JSON.stringify({ bench: 1, ok: false, error: message })}\n`, () =>
+      process.exit(1),
+    );
   },
 );

@@ -15,7 +15,14 @@ export type WorkflowShape = 'chain' | 'diamond';
 export const stepsPerRun: Readonly<Record<WorkflowShape, number>> = { chain: 3, diamond: 10 };
 
 /** The measurements, in the order they are run and reported. */
-export const measureNames = ['enqueue', 'throughput', 'latency', 'workflow', 'depth', 'memory'] as const;
+export const measureNames = [
+  'enqueue',
+  'throughput',
+  'latency',
+  'workflow',
+  'depth',
+  'memory',
+] as const;
 export type MeasureName = (typeof measureNames)[number];
 
 /** How a worker under test is configured. */

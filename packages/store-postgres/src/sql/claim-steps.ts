@@ -12,11 +12,18 @@ export const claimSteps = defineQuery(
   'claim-steps',
   (t) => `
 WITH picked AS (
-  SELECT id FROM ${t.steps}
-  WHERE state = 'available' AND kind = ANY($1::text[]) AND scheduled_at <= now()
-  ORDER BY scheduled_at
+  -- One ordered walk of the claim index per kind (an index scan cannot order across the values
+  -- of kind = ANY(...)), then the oldest of those overall.
+  SELECT s.id FROM unnest($1::text[]) AS k(kind)
+  CROSS JOIN LATERAL (
+    SELECT id, scheduled_at FROM ${t.steps}
+    WHERE state = 'available' AND kind = k.kind AND scheduled_at <= now()
+    ORDER BY scheduled_at
+    LIMIT $2
+    FOR UPDATE SKIP LOCKED
+  ) s
+  ORDER BY s.scheduled_at
   LIMIT $2
-  FOR UPDATE SKIP LOCKED
 ), claimed AS (
   UPDATE ${t.steps} s
   SET state = 'running', claim_token = gen_random_uuid(), claimed_by = $3,

@@ -6,7 +6,11 @@
 import { withClient } from '../db.js';
 import type { SystemAdapter } from '../types.js';
 
-export async function prepareDepthTemplate(adapter: SystemAdapter, url: string, rows: number): Promise<{ seconds: number }> {
+export async function prepareDepthTemplate(
+  adapter: SystemAdapter,
+  url: string,
+  rows: number,
+): Promise<{ seconds: number }> {
   const t0 = performance.now();
   await adapter.setup();
   await adapter.fillFinished(rows);

@@ -31,7 +31,9 @@ export interface DrainOptions {
 
 export async function drain(adapter: SystemAdapter, options: DrainOptions): Promise<DrainResult> {
   const { n, shape } = options;
-  const count = shape ? () => adapter.countWorkflowsCompleted(shape) : () => adapter.countCompleted();
+  const count = shape
+    ? () => adapter.countWorkflowsCompleted(shape)
+    : () => adapter.countCompleted();
   const baseline = await count();
   // Handlers count their starts in memory; the database is polled in earnest only once every job
   // has started, so that counting (which may scan a large table in the depth measurement) does not

@@ -16,7 +16,12 @@ export interface LatencyResult {
 
 export async function latency(
   adapter: SystemAdapter,
-  options: { n: number; capMs: number; worker: Omit<WorkerConfig, 'onJobStart' | 'shape'>; settleMs?: number },
+  options: {
+    n: number;
+    capMs: number;
+    worker: Omit<WorkerConfig, 'onJobStart' | 'shape'>;
+    settleMs?: number;
+  },
 ): Promise<LatencyResult> {
   const waiting = new Map<number, (at: number) => void>();
   await adapter.startWorker({
@@ -31,7 +36,10 @@ export async function latency(
   for (let i = 0; i < options.n; i++) {
     if (i > 0 && performance.now() - t0 >= options.capMs) break;
     const started = new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`job ${i} did not start within ${perJobTimeoutMs} ms`)), perJobTimeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`job ${i} did not start within ${perJobTimeoutMs} ms`)),
+        perJobTimeoutMs,
+      );
       waiting.set(i, (at) => {
         clearTimeout(timer);
         resolve(at);
@@ -42,10 +50,13 @@ export async function latency(
     const at = await started;
     waiting.delete(i);
     samples.push(at - sent);
-    // A random gap of up to the last latency (at most 2 s), so that the next enqueue does not
-    // arrive at the same point of a polling worker's cycle: the samples of a poller then spread
-    // over its interval as a job's arrival would. Cheap for a worker woken by notifications.
-    await sleep(Math.random() * Math.min(2_000, at - sent));
+    // A random gap of up to the 90th percentile of the latencies so far (at most 2 s) before the
+    // next enqueue. For a polling worker that is about one polling interval, so the next job
+    // arrives at a random point of its cycle, as a real job would, instead of right after a poll
+    // every time; for a worker woken by notifications it is a few milliseconds (a percentile, not
+    // the maximum, so that one outlier does not slow its sampling down).
+    const sorted = [...samples].sort((a, b) => a - b);
+    await sleep(Math.random() * Math.min(2_000, percentile(sorted, 0.9)));
   }
   await adapter.stopWorker();
   samples.sort((a, b) => a - b);

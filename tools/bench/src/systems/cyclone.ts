@@ -78,7 +78,9 @@ export class CycloneAdapter implements SystemAdapter {
   async bulkEnqueue(n: number): Promise<void> {
     const client = this.getClient();
     for (let start = 0; start < n; start += enqueueChunk) {
-      const args = Array.from({ length: Math.min(enqueueChunk, n - start) }, (_, k) => ({ i: start + k }));
+      const args = Array.from({ length: Math.min(enqueueChunk, n - start) }, (_, k) => ({
+        i: start + k,
+      }));
       await client.enqueueMany(jobKind, args);
     }
   }
@@ -91,7 +93,9 @@ export class CycloneAdapter implements SystemAdapter {
     const client = this.getClient();
     const chunk = Math.max(1, Math.floor(enqueueChunk / (shape === 'chain' ? 1 : 2)));
     for (let start = 0; start < n; start += chunk) {
-      const inputs = Array.from({ length: Math.min(chunk, n - start) }, (_, k) => ({ i: start + k }));
+      const inputs = Array.from({ length: Math.min(chunk, n - start) }, (_, k) => ({
+        i: start + k,
+      }));
       await client.submitMany(definitions[shape], inputs);
     }
   }
@@ -139,24 +143,51 @@ export class CycloneAdapter implements SystemAdapter {
     // One job through the real path (enqueue, claim, complete), then clones of its rows.
     const client = this.getClient();
     const { runId } = await client.enqueue(jobKind, { i: -1 });
-    const [step] = await client.store.claim({ kinds: [jobKind], limit: 1, workerId: 'bench-filler', leaseMs: 60_000 });
+    const [step] = await client.store.claim({
+      kinds: [jobKind],
+      limit: 1,
+      workerId: 'bench-filler',
+      leaseMs: 60_000,
+    });
     if (!step) throw new Error('the filler template job could not be claimed');
-    await client.store.complete([{ stepId: step.id, claimToken: step.claimToken, outputJson: 'null' }]);
-    const state = await scalar(this.pool, `SELECT count(*) AS n FROM cyclone_runs WHERE id = $1 AND state = 'completed'`, [runId]);
+    await client.store.complete([
+      { stepId: step.id, claimToken: step.claimToken, outputJson: 'null' },
+    ]);
+    const state = await scalar(
+      this.pool,
+      `SELECT count(*) AS n FROM cyclone_runs WHERE id = $1 AND state = 'completed'`,
+      [runId],
+    );
     if (state !== 1) throw new Error('the filler template job did not complete');
     const runIdOf = `md5('bench-run-' || g)::uuid`;
     const stepIdOf = `md5('bench-step-' || g)::uuid`;
     await cloneRows(this.pool, {
-      schema: 'public', table: 'cyclone_runs', where: 'id = $1', whereParams: [runId], n: rows,
+      schema: 'public',
+      table: 'cyclone_runs',
+      where: 'id = $1',
+      whereParams: [runId],
+      n: rows,
       overrides: { id: runIdOf },
     });
     await cloneRows(this.pool, {
-      schema: 'public', table: 'cyclone_steps', where: 'run_id = $1', whereParams: [runId], n: rows,
+      schema: 'public',
+      table: 'cyclone_steps',
+      where: 'run_id = $1',
+      whereParams: [runId],
+      n: rows,
       overrides: { id: stepIdOf, run_id: runIdOf, claim_token: 'gen_random_uuid()' },
     });
     await cloneRows(this.pool, {
-      schema: 'public', table: 'cyclone_events', where: 'run_id = $1', whereParams: [runId], n: rows,
-      overrides: { id: null, run_id: runIdOf, step_id: `CASE WHEN src.step_id IS NULL THEN NULL ELSE ${stepIdOf} END` },
+      schema: 'public',
+      table: 'cyclone_events',
+      where: 'run_id = $1',
+      whereParams: [runId],
+      n: rows,
+      overrides: {
+        id: null,
+        run_id: runIdOf,
+        step_id: `CASE WHEN src.step_id IS NULL THEN NULL ELSE ${stepIdOf} END`,
+      },
     });
   }
 

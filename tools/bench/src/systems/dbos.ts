@@ -54,7 +54,9 @@ function registerWorkflows(): void {
   DBOS.registerWorkflow(
     async () => {
       await DBOS.runStep(noStep, { name: 'root' });
-      await Promise.all(Array.from({ length: 8 }, (_, k) => DBOS.runStep(noStep, { name: `p${k + 1}` })));
+      await Promise.all(
+        Array.from({ length: 8 }, (_, k) => DBOS.runStep(noStep, { name: `p${k + 1}` })),
+      );
       await DBOS.runStep(noStep, { name: 'join' });
       return null;
     },
@@ -77,7 +79,9 @@ export class DbosAdapter implements SystemAdapter {
 
   describe(config: ConfigName, concurrency: number): string {
     const base = `DBOS.launch({ systemDatabasePoolSize: ${this.poolSize} }); queue { workerConcurrency: ${concurrency}`;
-    return config === 'fast' ? `${base}, minPollingIntervalMs: ${fastPollingMs} }` : `${base} } (polling 1 s)`;
+    return config === 'fast'
+      ? `${base}, minPollingIntervalMs: ${fastPollingMs} }`
+      : `${base} } (polling 1 s)`;
   }
 
   private get pool(): pg.Pool {
@@ -105,7 +109,11 @@ export class DbosAdapter implements SystemAdapter {
   }
 
   /** Many `enqueueInTransaction` calls per transaction: one commit for a chunk, not one per job. */
-  private async enqueueChunked(workflowName: string, n: number, args: (k: number) => unknown[]): Promise<void> {
+  private async enqueueChunked(
+    workflowName: string,
+    n: number,
+    args: (k: number) => unknown[],
+  ): Promise<void> {
     const client = await this.getClient();
     for (let start = 0; start < n; start += enqueueChunk) {
       const conn = await this.pool.connect();
@@ -141,7 +149,9 @@ export class DbosAdapter implements SystemAdapter {
     jobStarted = config.onJobStart;
     registerWorkflows();
     // Configure the queue before launch, so that the dispatcher finds its final settings.
-    await (await this.getClient()).registerQueue(queue, {
+    await (
+      await this.getClient()
+    ).registerQueue(queue, {
       workerConcurrency: config.concurrency,
       ...(config.config === 'fast' ? { minPollingIntervalMs: fastPollingMs } : {}),
       onConflict: 'always_update',
@@ -163,24 +173,32 @@ export class DbosAdapter implements SystemAdapter {
   }
 
   countCompleted(): Promise<number> {
-    return scalar(this.pool, `SELECT count(*) AS n FROM dbos.workflow_status WHERE name = 'job' AND status = 'SUCCESS'`);
+    return scalar(
+      this.pool,
+      `SELECT count(*) AS n FROM dbos.workflow_status WHERE name = 'job' AND status = 'SUCCESS'`,
+    );
   }
 
   countWorkflowsCompleted(shape: WorkflowShape): Promise<number> {
-    return scalar(this.pool, `SELECT count(*) AS n FROM dbos.workflow_status WHERE name = $1 AND status = 'SUCCESS'`, [
-      shape,
-    ]);
+    return scalar(
+      this.pool,
+      `SELECT count(*) AS n FROM dbos.workflow_status WHERE name = $1 AND status = 'SUCCESS'`,
+      [shape],
+    );
   }
 
   /** One job run for real by a launched DBOS, then its rows in every `dbos` table cloned. */
   async fillFinished(rows: number): Promise<void> {
-    const handle = await (await this.getClient()).enqueue({ workflowName: 'job', queueName: queue }, -1);
+    const handle = await (
+      await this.getClient()
+    ).enqueue({ workflowName: 'job', queueName: queue }, -1);
     const id = handle.workflowID;
     await this.startWorker({ concurrency: 1, config: 'fast' });
     try {
       const deadline = Date.now() + 30_000;
       while ((await this.countCompleted()) < 1) {
-        if (Date.now() > deadline) throw new Error('the DBOS filler template workflow did not complete');
+        if (Date.now() > deadline)
+          throw new Error('the DBOS filler template workflow did not complete');
         await sleep(50);
       }
     } finally {

@@ -52,7 +52,11 @@ export class GraphileWorkerAdapter implements SystemAdapter {
   }
 
   private async getUtils(): Promise<WorkerUtils> {
-    this.utils ??= await makeWorkerUtils({ connectionString: this.url, logger: silent, maxPoolSize: this.poolSize });
+    this.utils ??= await makeWorkerUtils({
+      connectionString: this.url,
+      logger: silent,
+      maxPoolSize: this.poolSize,
+    });
     return this.utils;
   }
 
@@ -137,7 +141,9 @@ export class GraphileWorkerAdapter implements SystemAdapter {
   /** Jobs ever added (the id sequence) minus jobs still in the table: completed jobs are deleted. */
   async countCompleted(): Promise<number> {
     this.jobsSequence ??= (
-      await this.pool.query<{ seq: string }>(`SELECT pg_get_serial_sequence($1, 'id') AS seq`, [`${schema}._private_jobs`])
+      await this.pool.query<{ seq: string }>(`SELECT pg_get_serial_sequence($1, 'id') AS seq`, [
+        `${schema}._private_jobs`,
+      ])
     ).rows[0]!.seq;
     return scalar(
       this.pool,

@@ -1,7 +1,11 @@
 /** The adapter of each system, by name. Each is imported only when used: peers are heavy to load. */
 import type { SystemAdapter, SystemName } from '../types.js';
 
-export async function createAdapter(system: SystemName, url: string, poolSize: number): Promise<SystemAdapter> {
+export async function createAdapter(
+  system: SystemName,
+  url: string,
+  poolSize: number,
+): Promise<SystemAdapter> {
   switch (system) {
     case 'cyclone':
       return new (await import('./cyclone.js')).CycloneAdapter(url, poolSize);

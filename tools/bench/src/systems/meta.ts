@@ -10,7 +10,15 @@ export interface SystemMeta {
 
 export const systemMeta: Readonly<Record<SystemName, SystemMeta>> = {
   cyclone: { packageName: '@cyclone/worker', configs: ['default'], shapes: ['chain', 'diamond'] },
-  'graphile-worker': { packageName: 'graphile-worker', configs: ['default', 'fast'], shapes: ['chain'] },
+  'graphile-worker': {
+    packageName: 'graphile-worker',
+    configs: ['default', 'fast'],
+    shapes: ['chain'],
+  },
   'pg-boss': { packageName: 'pg-boss', configs: ['default', 'fast'], shapes: ['chain'] },
-  dbos: { packageName: '@dbos-inc/dbos-sdk', configs: ['default', 'fast'], shapes: ['chain', 'diamond'] },
+  dbos: {
+    packageName: '@dbos-inc/dbos-sdk',
+    configs: ['default', 'fast'],
+    shapes: ['chain', 'diamond'],
+  },
 };

@@ -100,9 +100,14 @@ export class PgBossAdapter implements SystemAdapter {
     await boss.start();
     this.worker = boss;
     const fast = config.config === 'fast';
-    const options = fast ? { batchSize: config.concurrency, pollingIntervalSeconds: fastPollingSeconds } : {};
+    const options = fast
+      ? { batchSize: config.concurrency, pollingIntervalSeconds: fastPollingSeconds }
+      : {};
     const workers = fast ? 1 : config.concurrency;
-    const work = async (name: string, handler: (jobs: PgBoss.Job<{ i: number }>[]) => Promise<void>) => {
+    const work = async (
+      name: string,
+      handler: (jobs: PgBoss.Job<{ i: number }>[]) => Promise<void>,
+    ) => {
       for (let w = 0; w < workers; w++) await boss.work<{ i: number }>(name, options, handler);
     };
     if (config.shape === 'chain') {
@@ -129,12 +134,19 @@ export class PgBossAdapter implements SystemAdapter {
   }
 
   countCompleted(): Promise<number> {
-    return scalar(this.pool, `SELECT count(*) AS n FROM pgboss.job WHERE name = $1 AND state = 'completed'`, [queue]);
+    return scalar(
+      this.pool,
+      `SELECT count(*) AS n FROM pgboss.job WHERE name = $1 AND state = 'completed'`,
+      [queue],
+    );
   }
 
   countWorkflowsCompleted(shape: WorkflowShape): Promise<number> {
     if (shape !== 'chain') return Promise.resolve(0);
-    return scalar(this.pool, `SELECT count(*) AS n FROM pgboss.job WHERE name = 'chain_c' AND state = 'completed'`);
+    return scalar(
+      this.pool,
+      `SELECT count(*) AS n FROM pgboss.job WHERE name = 'chain_c' AND state = 'completed'`,
+    );
   }
 
   /** One real job (sent, fetched, completed), cloned as completed rows of the same queue. */
@@ -142,7 +154,8 @@ export class PgBossAdapter implements SystemAdapter {
     const boss = await this.getClient();
     const id = await boss.send(queue, { i: -1 });
     const [job] = await boss.fetch(queue);
-    if (!id || !job || job.id !== id) throw new Error('the pg-boss filler template job was not fetched');
+    if (!id || !job || job.id !== id)
+      throw new Error('the pg-boss filler template job was not fetched');
     await boss.complete(queue, id);
     await cloneRows(this.pool, {
       schema: 'pgboss',

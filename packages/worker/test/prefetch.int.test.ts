@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { eventually, gate, useEngine } from './engine.js';
+
+const engine = useEngine();
+
+describe('prefetch', () => {
+  it('claims steps ahead of free slots, keeps their leases, and releases them unstarted at stop', async () => {
+    const hold = gate();
+    let started = 0;
+    const worker = await engine.startWorker({
+      handlers: {
+        'prefetch.slow': async () => {
+          started++;
+          await hold.promise;
+        },
+      },
+      concurrency: 1,
+      prefetch: 2,
+    });
+    const jobs = await engine.client.enqueueMany('prefetch.slow', [1, 2, 3]);
+    await eventually(() => worker.activeSteps === 1 && worker.bufferedSteps === 2, 'one running, two buffered');
+    const held = await engine.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM cyclone_steps WHERE state = 'running' AND claimed_by = $1`,
+      [worker.id],
+    );
+    expect(held[0]!.n).toBe(3);
+    expect(started).toBe(1);
+
+    await worker.stop({ timeout: '50ms' });
+    const steps = await engine.query<{ state: string; attempts: number }>(
+      `SELECT state, attempts FROM cyclone_steps WHERE run_id = ANY($1::uuid[])`,
+      [jobs.map((j) => j.runId)],
+    );
+    expect(steps.map((s) => [s.state, s.attempts])).toEqual([
+      ['available', 0],
+      ['available', 0],
+      ['available', 0],
+    ]);
+    const released = await engine.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM cyclone_events WHERE type = 'step_released' AND run_id = ANY($1::uuid[])`,
+      [jobs.map((j) => j.runId)],
+    );
+    expect(released[0]!.n).toBe(3);
+    hold.open();
+  });
+
+  it('runs every step exactly once with a deep prefetch', async () => {
+    const seen = new Map<string, number>();
+    await engine.startWorker({
+      handlers: { 'prefetch.fast': (ctx) => void seen.set(ctx.stepId, (seen.get(ctx.stepId) ?? 0) + 1) },
+      concurrency: 4,
+      prefetch: 16,
+    });
+    const jobs = await engine.client.enqueueMany('prefetch.fast', Array.from({ length: 300 }, (_, i) => i));
+    for (const { runId } of jobs) {
+      expect((await engine.client.wait(runId, { timeout: '20s' })).state).toBe('completed');
+    }
+    expect(seen.size).toBe(300);
+    expect([...seen.values()].every((n) => n === 1)).toBe(true);
+  });
+});
