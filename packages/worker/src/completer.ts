@@ -7,44 +7,47 @@ interface Pending {
 }
 
 /**
- * Records successes in batches: while one batch is being written, the next one gathers, so under
- * load each round trip carries many completions and when idle a single completion is written at
- * once. A caller learns whether its completion was accepted or fenced out.
+ * Records successes in batches: while a batch is being written, the next one gathers, so under
+ * load each round trip carries many completions, and when idle a single completion is written at
+ * once. Up to `parallel` batches are written at a time, on separate connections, so the database
+ * can use more than one core. A caller learns whether its completion was accepted or fenced out.
  */
 export class BatchCompleter {
   private queue: Pending[] = [];
-  private flushing: Promise<void> | undefined;
+  private readonly drains = new Set<Promise<void>>();
 
   constructor(
     private readonly store: PostgresStore,
     private readonly maxBatch: number,
+    private readonly parallel = 2,
   ) {}
 
   complete(completion: Completion): Promise<boolean> {
     return new Promise((resolve, reject) => {
       this.queue.push({ completion, resolve, reject });
-      this.flushing ??= this.drain();
+      if (this.drains.size < this.parallel) {
+        const drain: Promise<void> = this.drain().finally(() => this.drains.delete(drain));
+        this.drains.add(drain);
+      }
     });
   }
 
   private async drain(): Promise<void> {
-    try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.maxBatch);
-        try {
-          const accepted = await this.store.complete(batch.map((p) => p.completion));
-          for (const p of batch) p.resolve(accepted.has(p.completion.stepId));
-        } catch (error) {
-          for (const p of batch) p.reject(error);
-        }
+    // Let the completions of this turn of the event loop join the first batch.
+    await Promise.resolve();
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.maxBatch);
+      try {
+        const accepted = await this.store.complete(batch.map((p) => p.completion));
+        for (const p of batch) p.resolve(accepted.has(p.completion.stepId));
+      } catch (error) {
+        for (const p of batch) p.reject(error);
       }
-    } finally {
-      this.flushing = undefined;
     }
   }
 
   /** Resolves once everything queued so far is written. */
   async idle(): Promise<void> {
-    while (this.flushing) await this.flushing;
+    while (this.drains.size > 0) await Promise.all([...this.drains]);
   }
 }

@@ -5,8 +5,10 @@ import { Channels } from './channels.js';
  * Records a batch of handler successes in one statement: each step is fenced by its claim token
  * and its state, its run's count of open steps drops, a run whose last open step this was
  * completes, task dependents whose last dependency this was become available (unless the run is
- * paused), and the events are written. Runs are locked first, in id order, like every other
- * writer, so batches do not deadlock with each other or with cancel and pause.
+ * paused), and the events are written. The run rows are locked by their update, after the steps;
+ * a writer that locks the other way round (cancel, pause) can deadlock with it, which Postgres
+ * detects and the store answers by running the statement again. The run's state used for the
+ * promotions is the one read under that lock, so a pause that committed first is seen.
  *
  * Rows out: `done` (an accepted completion; a step missing from them was fenced out), `settle`
  * (a run with follow-up work this statement does not do: fan-out progress, a wait, timer, child
@@ -20,18 +22,12 @@ export const completeSteps = defineQuery(
   (t) => `
 WITH input AS (
   SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[]) AS c(id, token, output)
-), locked_runs AS (
-  SELECT r.id, r.state FROM ${t.runs} r
-  WHERE r.id IN (SELECT s.run_id FROM ${t.steps} s JOIN input c ON c.id = s.id)
-  ORDER BY r.id
-  FOR UPDATE
 ), done AS (
   UPDATE ${t.steps} s
   SET state = 'completed', output = c.output, attempts = s.attempts + 1, ended_at = now(),
       lease_expires_at = NULL
   FROM input c
   WHERE s.id = c.id AND s.claim_token = c.token AND s.state = ANY($4::text[])
-    AND s.run_id IN (SELECT id FROM locked_runs)
   RETURNING s.id, s.run_id, s.node, s.node_type, s.started_at, s.attempts
 ), per_run AS (
   SELECT run_id, count(*)::int AS n, bool_or(node_type = 'item') AS has_items
@@ -45,9 +41,11 @@ WITH input AS (
                    THEN 'completed' ELSE r.state END,
       ended_at = CASE WHEN r.open_steps = p.n AND r.state = ANY($5::text[])
                       THEN now() ELSE r.ended_at END
-  FROM per_run p, locked_runs l
-  WHERE r.id = p.run_id AND l.id = p.run_id
-  RETURNING r.id, r.state, r.open_steps, r.parent_run_id, p.has_items, l.state AS previous_state
+  FROM per_run p
+  WHERE r.id = p.run_id
+  -- A subquery here reads the statement's snapshot: the state before this update.
+  RETURNING r.id, r.state, r.open_steps, r.parent_run_id, p.has_items,
+            (SELECT o.state FROM ${t.runs} o WHERE o.id = r.id) AS previous_state
 ), dep_hits AS (
   SELECT d.id, count(*)::int AS n
   FROM done JOIN ${t.steps} d ON d.run_id = done.run_id AND done.node = ANY(d.depends_on)
