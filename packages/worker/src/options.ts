@@ -26,10 +26,11 @@ export interface WorkerOptions {
   readonly concurrency?: number;
   /**
    * Steps claimed ahead of a free slot, so that a finished step's slot is refilled without a
-   * round trip. It helps short handlers; with slow ones a worker would sit on steps another
-   * worker could run, so it is off by default. Buffered steps hold leases (renewed by the
-   * heartbeat) and are released, unstarted, at `stop()`.
-   * @defaultValue 0
+   * round trip and claims come in batches. Buffered steps hold leases (renewed by the heartbeat)
+   * and are released, unstarted, at `stop()`. By default the worker adapts: it prefetches
+   * `concurrency` steps while its handlers' moving-average run time is under 20 ms, and none
+   * otherwise, so with slow handlers it never sits on a step another worker could run now.
+   * @defaultValue adaptive (0 or `concurrency`)
    */
   readonly prefetch?: number;
   /**

@@ -36,6 +36,9 @@ interface InFlight {
  */
 export const WorkerRegistrationRefreshMs = 5_000;
 
+/** A handler whose moving-average run time is below this counts as quick (see `prefetch`). */
+export const FastHandlerMs = 20;
+
 class StepTimeoutError extends Error {
   constructor(readonly timeoutMs: number) {
     super(`step timed out after ${timeoutMs}ms`);
@@ -80,7 +83,10 @@ export class Worker {
   private readonly inFlight = new Map<string, InFlight>();
   /** Steps claimed ahead of a free slot: the next ones to start, oldest first. */
   private readonly buffered: ClaimedStep[] = [];
-  private readonly prefetch: number;
+  /** The prefetch the caller chose; undefined lets the worker adapt it (see `prefetchNow`). */
+  private readonly prefetchOption: number | undefined;
+  /** Moving average of handler run times, in ms; undefined until a handler has finished. */
+  private handlerMsAverage: number | undefined;
   /** Claim only once this many places (slots plus buffer) are free, so claims come in batches. */
   private readonly claimBatchMin: number;
   private readonly executions = new Set<Promise<void>>();
@@ -138,8 +144,8 @@ export class Worker {
     this.handlers = new Map(handlers as [string, Handler][]);
     this.kinds = [...this.handlers.keys()];
     this.concurrency = concurrency;
-    this.prefetch = options.prefetch ?? 0;
-    this.claimBatchMin = Math.max(1, Math.ceil((concurrency + this.prefetch) / 8));
+    this.prefetchOption = options.prefetch;
+    this.claimBatchMin = Math.max(1, Math.ceil(concurrency / 8));
     this.leaseMs = toMilliseconds(options.leaseDuration ?? '30s', 'leaseDuration');
     this.heartbeatMs = options.heartbeatInterval
       ? toMilliseconds(options.heartbeatInterval, 'heartbeatInterval')
@@ -279,13 +285,26 @@ export class Worker {
     }
   }
 
+  /**
+   * How many steps to hold claimed ahead of a free slot now. Unless the caller chose, the worker
+   * prefetches a slot's worth per slot only while its handlers are quick (a moving average under
+   * {@link FastHandlerMs}): then a buffered step waits about one handler's run time, and claims
+   * come in batches. With slow handlers it holds nothing ahead, so it never sits on a step that
+   * another worker could run now.
+   */
+  private prefetchNow(): number {
+    if (this.prefetchOption !== undefined) return this.prefetchOption;
+    const average = this.handlerMsAverage;
+    return average !== undefined && average < FastHandlerMs ? this.concurrency : 0;
+  }
+
   /** Free places for claimed steps: execution slots plus the prefetch buffer. */
   private room(): number {
     // Outcomes still being written count against the room once they exceed a batch or so, so a
     // slow database slows claiming down instead of piling up unwritten results.
     const recording = this.executions.size - this.inFlight.size;
     const backlog = Math.max(0, recording - this.concurrency - this.completionBatchSize);
-    return this.concurrency + this.prefetch - this.inFlight.size - this.buffered.length - backlog;
+    return this.concurrency + this.prefetchNow() - this.inFlight.size - this.buffered.length - backlog;
   }
 
   private async fetch(): Promise<void> {
@@ -340,6 +359,11 @@ export class Worker {
     this.executions.add(execution);
   }
 
+  private recordHandlerTime(ms: number): void {
+    const previous = this.handlerMsAverage;
+    this.handlerMsAverage = previous === undefined ? ms : previous * 0.9 + ms * 0.1;
+  }
+
   /**
    * Gives the entry's execution slot to the next step. Called as soon as the handler returns:
    * recording the outcome happens beside the next handlers, not in their way.
@@ -357,6 +381,7 @@ export class Worker {
     const attempt = step.attempts + 1;
     let outcome: { ok: true; output: unknown } | { ok: false; error: unknown };
     let timer: NodeJS.Timeout | undefined;
+    const startedAt = performance.now();
     try {
       if (!handler) throw new Error(`no handler registered for kind "${step.kind}"`);
       const ctx: StepContext = {
@@ -392,6 +417,7 @@ export class Worker {
       outcome = { ok: false, error };
     } finally {
       clearTimeout(timer);
+      this.recordHandlerTime(performance.now() - startedAt);
     }
 
     if (entry.lost) {

@@ -58,4 +58,34 @@ describe('prefetch', () => {
     expect(seen.size).toBe(300);
     expect([...seen.values()].every((n) => n === 1)).toBe(true);
   });
+
+  it('prefetches by default once its handlers prove quick, and not before', async () => {
+    let held = gate();
+    const worker = await engine.startWorker({
+      handlers: { 'adaptive.quick': () => null, 'adaptive.held': () => held.promise },
+      concurrency: 2,
+    });
+    const first = await engine.client.enqueueMany('adaptive.held', [1, 2, 3]);
+    await eventually(() => worker.activeSteps === 2, 'two held steps running');
+    // No handler has finished yet, so nothing is known of their speed: nothing is claimed ahead.
+    expect(worker.bufferedSteps).toBe(0);
+    held.open();
+    for (const { runId } of first) await engine.client.wait(runId, { timeout: '10s' });
+
+    // Quick handlers bring the moving average of run times down...
+    const quick = await engine.client.enqueueMany('adaptive.quick', Array.from({ length: 60 }, (_, i) => i));
+    for (const { runId } of quick) await engine.client.wait(runId, { timeout: '10s' });
+
+    // ...and then the worker claims a slot's worth per slot ahead.
+    held = gate();
+    const second = await engine.client.enqueueMany('adaptive.held', [1, 2, 3, 4, 5]);
+    await eventually(
+      () => worker.activeSteps === 2 && worker.bufferedSteps === 2,
+      'two held steps running and two claimed ahead',
+    );
+    held.open();
+    for (const { runId } of second) {
+      expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('completed');
+    }
+  });
 });

@@ -58,6 +58,11 @@ export interface SystemAdapter {
   stopWorker(): Promise<void>;
   /** Finished jobs as the database shows them (compare with a baseline taken before). */
   countCompleted(): Promise<number>;
+  /**
+   * Jobs not finished yet, when the system can count them from small indexes; the drain then
+   * counts `n - open` instead of scanning a table that may hold a million finished rows.
+   */
+  countOpenJobs?(): Promise<number>;
   /** Finished workflow runs of a shape, as the database shows them. */
   countWorkflowsCompleted(shape: WorkflowShape): Promise<number>;
   /**

@@ -31,10 +31,13 @@ export interface DrainOptions {
 
 export async function drain(adapter: SystemAdapter, options: DrainOptions): Promise<DrainResult> {
   const { n, shape } = options;
+  const open = !shape && adapter.countOpenJobs ? adapter.countOpenJobs.bind(adapter) : undefined;
   const count = shape
     ? () => adapter.countWorkflowsCompleted(shape)
-    : () => adapter.countCompleted();
-  const baseline = await count();
+    : open
+      ? async () => n - (await open())
+      : () => adapter.countCompleted();
+  const baseline = open ? 0 : await count();
   // Handlers count their starts in memory; the database is polled in earnest only once every job
   // has started, so that counting (which may scan a large table in the depth measurement) does not
   // load the server while the worker is busy. A slower poll runs meanwhile in case a count is missed.

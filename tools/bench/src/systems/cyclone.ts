@@ -131,6 +131,15 @@ export class CycloneAdapter implements SystemAdapter {
     return scalar(this.pool, `SELECT count(*) AS n FROM cyclone_runs WHERE state = 'completed'`);
   }
 
+  /** A job's run completes in the same statement as its step: open jobs are open steps. */
+  countOpenJobs(): Promise<number> {
+    return scalar(
+      this.pool,
+      `SELECT (SELECT count(*) FROM cyclone_steps WHERE state = 'available')
+            + (SELECT count(*) FROM cyclone_steps WHERE state = 'running') AS n`,
+    );
+  }
+
   countWorkflowsCompleted(shape: WorkflowShape): Promise<number> {
     return scalar(
       this.pool,
