@@ -7,13 +7,36 @@ import prettier from 'eslint-config-prettier';
 /** Modules that perform I/O; @cyclone/core must stay pure, so it may import none of them. */
 const ioModules = ['pg', 'pg-*', 'drizzle-orm', 'drizzle-orm/*', 'pino', 'pino-*', 'node:*'];
 const nodeBuiltins = [
-  'fs', 'fs/promises', 'path', 'os', 'net', 'http', 'https', 'child_process', 'crypto',
-  'events', 'stream', 'worker_threads', 'url', 'util', 'process', 'timers', 'dns', 'tls',
+  'fs',
+  'fs/promises',
+  'path',
+  'os',
+  'net',
+  'http',
+  'https',
+  'child_process',
+  'crypto',
+  'events',
+  'stream',
+  'worker_threads',
+  'url',
+  'util',
+  'process',
+  'timers',
+  'dns',
+  'tls',
 ];
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', 'reports/**', '.nx/**', '**/*.js', '!eslint.config.js'],
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      'reports/**',
+      '.nx/**',
+      '**/*.js',
+      '!eslint.config.js',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
@@ -32,7 +55,11 @@ export default tseslint.config(
       'import-x/resolver-next': [
         createNodeResolver({
           extensions: ['.ts', '.tsx', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json', '.node'],
-          extensionAlias: { '.js': ['.ts', '.js'], '.mjs': ['.mts', '.mjs'], '.cjs': ['.cts', '.cjs'] },
+          extensionAlias: {
+            '.js': ['.ts', '.js'],
+            '.mjs': ['.mts', '.mjs'],
+            '.cjs': ['.cts', '.cjs'],
+          },
           conditionNames: ['@cyclone/source', 'types', 'import', 'node', 'require', 'default'],
         }),
       ],
@@ -40,9 +67,15 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/only-throw-error': 'off',
-      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        { allowNumber: true, allowBoolean: true },
+      ],
       'import-x/no-cycle': ['error', { maxDepth: 10 }],
     },
   },
@@ -56,7 +89,8 @@ export default tseslint.config(
           patterns: [
             {
               group: [...ioModules, ...nodeBuiltins],
-              message: '@cyclone/core is pure: no I/O modules (pg, drizzle-orm, pino, node:*). Put I/O in another package.',
+              message:
+                '@cyclone/core is pure: no I/O modules (pg, drizzle-orm, pino, node:*). Put I/O in another package.',
             },
           ],
         },

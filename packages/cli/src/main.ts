@@ -41,7 +41,10 @@ const COMMANDS: Readonly<Record<string, Command>> = {
 };
 
 /** Runs the `cyclone` command with the given arguments; resolves with the exit code. */
-export async function main(argv: readonly string[], output: Output = processOutput): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  output: Output = processOutput,
+): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -98,7 +101,9 @@ export async function main(argv: readonly string[], output: Output = processOutp
       output.err(`cyclone ${name}: ${error.message} [${error.code}]`);
       return 1;
     }
-    output.err(`cyclone ${name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    output.err(
+      `cyclone ${name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
     return 1;
   }
 }

@@ -85,7 +85,13 @@ describe('inspecting runs', () => {
   }, 60_000);
 
   it('says which run is unknown', async () => {
-    const result = await cyclone('runs', 'show', '01a229e5-df75-7000-8d9c-0f8cffc21820', '--database-url', db.url);
+    const result = await cyclone(
+      'runs',
+      'show',
+      '01a229e5-df75-7000-8d9c-0f8cffc21820',
+      '--database-url',
+      db.url,
+    );
     expect(result.code).toBe(1);
     expect(result.err).toContain('run 01a229e5-df75-7000-8d9c-0f8cffc21820 not found [NOT_FOUND]');
   });

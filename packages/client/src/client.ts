@@ -100,7 +100,9 @@ export class Client {
         { path: 'connectionString', message: 'expected a connection string or a pg Pool (`pool`)' },
       ]);
     }
-    this.ownPool = options.pool ? undefined : new pg.Pool({ connectionString: options.connectionString });
+    this.ownPool = options.pool
+      ? undefined
+      : new pg.Pool({ connectionString: options.connectionString });
     // An idle connection that fails (a server restart, a failover) is reported on the pool; the
     // pool has already dropped it and opens a new one on demand. Without a listener the process
     // would crash, so there is nothing more to do than not crash.
@@ -210,7 +212,8 @@ export class Client {
           : index === undefined
             ? opts.idempotencyKey
             : `${opts.idempotencyKey}:${index}`,
-      deadlineMs: opts.runDeadline === undefined ? null : toMilliseconds(opts.runDeadline, 'runDeadline'),
+      deadlineMs:
+        opts.runDeadline === undefined ? null : toMilliseconds(opts.runDeadline, 'runDeadline'),
       maxReclaims: opts.maxReclaims ?? null,
     };
   }
@@ -253,7 +256,10 @@ export class Client {
    *
    * @throws NotFoundError for an unknown run
    */
-  async events(runId: string, options: { readonly after?: number; readonly limit?: number } = {}): Promise<StepEvent[]> {
+  async events(
+    runId: string,
+    options: { readonly after?: number; readonly limit?: number } = {},
+  ): Promise<StepEvent[]> {
     await this.getRun(runId);
     return this.store.listEvents(runId, options.after, options.limit);
   }
@@ -274,10 +280,12 @@ export class Client {
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         this.waiter.forget(runId);
-        this.store.getRun(runId).then(
-          (run) => reject(new WaitTimeoutError(runId, timeoutMs, run?.state ?? current.state)),
-          reject,
-        );
+        this.store
+          .getRun(runId)
+          .then(
+            (run) => reject(new WaitTimeoutError(runId, timeoutMs, run?.state ?? current.state)),
+            reject,
+          );
       }, timeoutMs);
     });
     try {

@@ -6,7 +6,8 @@ const duration = z.custom<Duration>((v) => isDuration(v), {
   message: "expected a duration such as 500, '250ms', '30s', '10m', '2h' or '1d'",
 });
 const queryable = z.custom<Queryable>(
-  (v) => typeof v === 'object' && v !== null && typeof (v as { query?: unknown }).query === 'function',
+  (v) =>
+    typeof v === 'object' && v !== null && typeof (v as { query?: unknown }).query === 'function',
   { message: 'expected a pg client (or pool) with a query() method' },
 );
 
@@ -86,6 +87,9 @@ export function parseKind(value: unknown): string {
   const result = kindSchema.safeParse(value);
   if (result.success) return result.data;
   throw new ValidationError('job kind', [
-    { path: 'kind', message: `${result.error.issues[0]?.message ?? 'invalid'}, got ${JSON.stringify(value)}` },
+    {
+      path: 'kind',
+      message: `${result.error.issues[0]?.message ?? 'invalid'}, got ${JSON.stringify(value)}`,
+    },
   ]);
 }

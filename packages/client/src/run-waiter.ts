@@ -46,7 +46,10 @@ export class RunWaiter {
 
   private async ensureListening(): Promise<void> {
     if (!this.pollTimer) {
-      this.pollTimer = setInterval(() => void this.check([...this.waiters.keys()]), this.pollIntervalMs);
+      this.pollTimer = setInterval(
+        () => void this.check([...this.waiters.keys()]),
+        this.pollIntervalMs,
+      );
       this.pollTimer.unref();
     }
     if (this.notifier) return;

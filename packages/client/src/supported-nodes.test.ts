@@ -4,7 +4,10 @@ import { assertSupportedNodes } from './supported-nodes.js';
 
 describe('assertSupportedNodes', () => {
   it('accepts a workflow of task nodes', () => {
-    const def = workflow('tasks').task('a', 'k.a').task('b', 'k.b', { dependsOn: ['a'] }).build();
+    const def = workflow('tasks')
+      .task('a', 'k.a')
+      .task('b', 'k.b', { dependsOn: ['a'] })
+      .build();
     expect(() => assertSupportedNodes(def)).not.toThrow();
   });
 
@@ -25,6 +28,8 @@ describe('assertSupportedNodes', () => {
       'nodes.approval',
       'nodes.cool-off',
     ]);
-    expect((error as Error).message).toContain('wait_signal nodes are not executed by this version');
+    expect((error as Error).message).toContain(
+      'wait_signal nodes are not executed by this version',
+    );
   });
 });

@@ -19,7 +19,10 @@ export function toMilliseconds(duration: Duration, where = 'duration'): number {
   if (typeof duration === 'number') {
     if (!Number.isFinite(duration) || duration < 0) {
       throw new ValidationError(where, [
-        { path: where, message: `expected a non-negative finite number of milliseconds, got ${duration}` },
+        {
+          path: where,
+          message: `expected a non-negative finite number of milliseconds, got ${duration}`,
+        },
       ]);
     }
     return Math.round(duration);

@@ -50,7 +50,10 @@ export function snooze(delay: Duration): SnoozeError {
 
 /** Whether a thrown value asks for a permanent discard (works across installed copies). */
 export function isPermanentError(value: unknown): value is PermanentError {
-  return value instanceof PermanentError || (value instanceof Error && (value as { code?: unknown }).code === 'PERMANENT');
+  return (
+    value instanceof PermanentError ||
+    (value instanceof Error && (value as { code?: unknown }).code === 'PERMANENT')
+  );
 }
 
 /** Whether a thrown value asks for a snooze (works across installed copies). */

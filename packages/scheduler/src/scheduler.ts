@@ -67,15 +67,22 @@ export class Scheduler {
 
   constructor(options: SchedulerOptions) {
     this.id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-    this.ownPool = options.pool ? undefined : new pg.Pool({ connectionString: options.connectionString, max: 2 });
+    this.ownPool = options.pool
+      ? undefined
+      : new pg.Pool({ connectionString: options.connectionString, max: 2 });
     this.store = new PostgresStore({
       pool: options.pool ?? this.ownPool!,
       ...(options.schema === undefined ? {} : { schema: options.schema }),
     });
-    this.logger = (options.logger ?? pino({ name: 'cyclone-scheduler' })).child({ scheduler: this.id });
+    this.logger = (options.logger ?? pino({ name: 'cyclone-scheduler' })).child({
+      scheduler: this.id,
+    });
     // An idle connection's failure is reported on the pool, which replaces the connection itself.
     this.ownPool?.on('error', (error) => {
-      this.logger.warn({ err: error }, 'an idle database connection was lost; the pool replaces it');
+      this.logger.warn(
+        { err: error },
+        'an idle database connection was lost; the pool replaces it',
+      );
     });
     this.intervalMs = toMilliseconds(options.interval ?? '1s', 'interval');
     this.unservedGraceMs =
@@ -104,8 +111,13 @@ export class Scheduler {
   /** Runs one election and, when leading, every scanner once. Exposed for tests and tools. */
   async tick(): Promise<void> {
     try {
-      const leading = await this.store.attemptLeadership(LEADER_LEASE, this.id, this.intervalMs * 5);
-      if (leading !== this.leading) this.logger.info({ leading }, leading ? 'became leader' : 'lost leadership');
+      const leading = await this.store.attemptLeadership(
+        LEADER_LEASE,
+        this.id,
+        this.intervalMs * 5,
+      );
+      if (leading !== this.leading)
+        this.logger.info({ leading }, leading ? 'became leader' : 'lost leadership');
       this.leading = leading;
       if (!leading || this.stopped) return;
       const reclaimed = await this.store.reclaimExpired();
@@ -116,7 +128,8 @@ export class Scheduler {
           livenessMs: this.livenessMs,
           graceMs: this.unservedGraceMs,
         });
-        if (failed > 0) this.logger.warn({ failed }, 'discarded steps whose kind no live worker handles');
+        if (failed > 0)
+          this.logger.warn({ failed }, 'discarded steps whose kind no live worker handles');
       }
     } catch (error) {
       this.logger.error({ err: error }, 'scheduler tick failed; retrying at the next interval');
@@ -128,7 +141,8 @@ export class Scheduler {
     this.stopped = true;
     clearInterval(this.timer);
     await this.ticking;
-    if (this.leading) await this.store.resignLeadership(LEADER_LEASE, this.id).catch(() => undefined);
+    if (this.leading)
+      await this.store.resignLeadership(LEADER_LEASE, this.id).catch(() => undefined);
     this.leading = false;
     await this.ownPool?.end();
   }

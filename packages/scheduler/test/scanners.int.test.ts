@@ -52,7 +52,12 @@ describe('leader election', () => {
 describe('the recovery sweep', () => {
   it('reclaims a step whose lease expired: available again, reclaims 1, no attempt charged', async () => {
     const { runId } = await client.enqueue('sweep.job', null);
-    const [claimed] = await store.claim({ kinds: ['sweep.job'], limit: 1, workerId: 'gone', leaseMs: 1 });
+    const [claimed] = await store.claim({
+      kinds: ['sweep.job'],
+      limit: 1,
+      workerId: 'gone',
+      leaseMs: 1,
+    });
     expect(claimed?.runId).toBe(runId);
     const s = scheduler();
     await until(async () => {
@@ -77,7 +82,10 @@ describe('the unserved-kind sweep', () => {
     const [step] = await client.listSteps(typo.runId);
     expect(step).toMatchObject({ state: 'discarded', errorKind: 'permanent', attempts: 1 });
     expect(step?.error).toContain('no live worker handles kind "knwon.kind"');
-    expect(await client.getRun(typo.runId)).toMatchObject({ state: 'failed', errorKind: 'permanent' });
+    expect(await client.getRun(typo.runId)).toMatchObject({
+      state: 'failed',
+      errorKind: 'permanent',
+    });
     const [other] = await client.listSteps(served.runId);
     expect(other?.state).toBe('available');
     await s.stop();

@@ -16,10 +16,7 @@ writeFileSync(
   config,
   `export default ${JSON.stringify({ dialect: 'postgresql', schema: './src/schema/index.ts', out: path.relative(pkg, copy), strict: true })};\n`,
 );
-const list = (dir) =>
-  readdirSync(dir, { recursive: true })
-    .map(String)
-    .sort();
+const list = (dir) => readdirSync(dir, { recursive: true }).map(String).sort();
 try {
   // drizzle-kit can report a failure and still exit 0: require its all-clear or a new file.
   const report = execFileSync('npx', ['drizzle-kit', 'generate', `--config=${config}`], {
@@ -36,8 +33,9 @@ try {
   const changed = after.filter(
     (file) =>
       !before.includes(file) ||
-      (file.endsWith('.sql') || file.endsWith('.json')) &&
-        readFileSync(path.join(copy, file), 'utf8') !== readFileSync(path.join(committed, file), 'utf8'),
+      ((file.endsWith('.sql') || file.endsWith('.json')) &&
+        readFileSync(path.join(copy, file), 'utf8') !==
+          readFileSync(path.join(committed, file), 'utf8')),
   );
   if (changed.length > 0) {
     console.error(

@@ -15,7 +15,12 @@
  *
  * @packageDocumentation
  */
-export { migrate, defaultMigrationsFolder, type MigrateOptions, type MigrateResult } from './migrate.js';
+export {
+  migrate,
+  defaultMigrationsFolder,
+  type MigrateOptions,
+  type MigrateResult,
+} from './migrate.js';
 export {
   PostgresStore,
   type PostgresStoreOptions,

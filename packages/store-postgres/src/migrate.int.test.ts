@@ -35,7 +35,9 @@ describe('migrate', () => {
     const store = new PostgresStore({ pool, schema: 'tenant_a' });
     const [submitted] = await store.submit([runOfJob('mail.send', '{"to":"ada"}')]);
     expect((await store.getRun(submitted!.runId))?.state).toBe('running');
-    const { rows } = await pool.query('SELECT 1 FROM public.cyclone_runs WHERE id = $1', [submitted!.runId]);
+    const { rows } = await pool.query('SELECT 1 FROM public.cyclone_runs WHERE id = $1', [
+      submitted!.runId,
+    ]);
     expect(rows).toHaveLength(0);
   });
 });
@@ -53,10 +55,14 @@ describe('the schema', () => {
     const store = new PostgresStore({ pool });
     const [submitted] = await store.submit([runOfJob('mail.send', 'null')]);
     await expect(
-      pool.query(`UPDATE cyclone_steps SET state = 'exhausted' WHERE run_id = $1`, [submitted!.runId]),
+      pool.query(`UPDATE cyclone_steps SET state = 'exhausted' WHERE run_id = $1`, [
+        submitted!.runId,
+      ]),
     ).rejects.toMatchObject({ code: '23514', constraint: 'cyclone_steps_state_check' });
     await expect(
-      pool.query(`UPDATE cyclone_steps SET error_kind = 'fatal' WHERE run_id = $1`, [submitted!.runId]),
+      pool.query(`UPDATE cyclone_steps SET error_kind = 'fatal' WHERE run_id = $1`, [
+        submitted!.runId,
+      ]),
     ).rejects.toMatchObject({ code: '23514', constraint: 'cyclone_steps_error_kind_check' });
   });
 });

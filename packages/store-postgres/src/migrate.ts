@@ -51,7 +51,9 @@ export function defaultMigrationsFolder(): string {
  */
 export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   const schema = options.schema ?? 'public';
-  const ownPool = options.pool ? undefined : new pg.Pool({ connectionString: options.connectionString, max: 1 });
+  const ownPool = options.pool
+    ? undefined
+    : new pg.Pool({ connectionString: options.connectionString, max: 1 });
   const pool = options.pool ?? ownPool!;
   const client = await pool.connect();
   const lockKey = `cyclone:migrate:${schema}`;

@@ -51,7 +51,8 @@ export class Notifier {
     client.on('error', onError);
     this.listeners.set(client, { onNotification, onError });
     try {
-      for (const channel of this.options.channels) await client.query(`LISTEN ${quoteIdent(channel)}`);
+      for (const channel of this.options.channels)
+        await client.query(`LISTEN ${quoteIdent(channel)}`);
     } catch (error) {
       this.detach(client, true);
       throw error;

@@ -1,4 +1,11 @@
-import type { ErrorKind, RunState, RunStatus, StepEvent, StepState, StepStatus } from '@cyclone/core';
+import type {
+  ErrorKind,
+  RunState,
+  RunStatus,
+  StepEvent,
+  StepState,
+  StepStatus,
+} from '@cyclone/core';
 
 /** A run row as the read queries return it. */
 export interface RunRow {

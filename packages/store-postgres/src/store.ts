@@ -18,7 +18,14 @@ import { tablesIn, type Tables } from './tables.js';
 import { withTransaction } from './transaction.js';
 import { insertRunsParams, type NewRun } from './submission.js';
 import { settleRun } from './settle-run.js';
-import { toRunStatus, toStepEvent, toStepStatus, type EventRow, type RunRow, type StepRow } from './rows.js';
+import {
+  toRunStatus,
+  toStepEvent,
+  toStepStatus,
+  type EventRow,
+  type RunRow,
+  type StepRow,
+} from './rows.js';
 import { insertRuns } from './sql/insert-runs.js';
 import { findRunsByIdempotencyKey } from './sql/find-runs-by-idempotency-key.js';
 import { claimSteps } from './sql/claim-steps.js';
@@ -116,7 +123,8 @@ export interface Failure {
   readonly stepId: string;
   readonly claimToken: string;
   /** `retryable` (thrown error, timeout), `permanent` (`permanent()`, oversize output) or `transient`. */
-  readonly errorKind: typeof ErrorKind.Retryable | typeof ErrorKind.Permanent | typeof ErrorKind.Transient;
+  readonly errorKind:
+    typeof ErrorKind.Retryable | typeof ErrorKind.Permanent | typeof ErrorKind.Transient;
   readonly error: string;
   readonly panicStack: string | null;
   /** Attempts ended before the failed one, and the limit, as claimed. */
@@ -169,7 +177,10 @@ export class PostgresStore {
    * transaction. A run whose idempotency key exists already is not inserted; its existing id is
    * returned with `created: false`.
    */
-  async submit(runs: readonly NewRun[], tx?: Queryable): Promise<{ runId: string; created: boolean }[]> {
+  async submit(
+    runs: readonly NewRun[],
+    tx?: Queryable,
+  ): Promise<{ runId: string; created: boolean }[]> {
     const exec = tx ? this.exec.on(tx) : this.exec;
     const inserted = new Set(
       (await exec.rows<{ id: string }>(insertRuns, insertRunsParams(runs))).map((r) => r.id),
@@ -177,9 +188,10 @@ export class PostgresStore {
     const missing = runs.filter((r) => !inserted.has(r.id) && r.idempotencyKey !== null);
     const existing = new Map<string, string>();
     if (missing.length > 0) {
-      const rows = await exec.rows<{ id: string; idempotency_key: string }>(findRunsByIdempotencyKey, [
-        missing.map((r) => r.idempotencyKey),
-      ]);
+      const rows = await exec.rows<{ id: string; idempotency_key: string }>(
+        findRunsByIdempotencyKey,
+        [missing.map((r) => r.idempotencyKey)],
+      );
       for (const row of rows) existing.set(row.idempotency_key, row.id);
     }
     return runs.map((run) => {
@@ -187,7 +199,9 @@ export class PostgresStore {
       const found = run.idempotencyKey === null ? undefined : existing.get(run.idempotencyKey);
       if (found === undefined) {
         // Inserted by neither this call nor anyone else: only a key that was itself in this batch twice.
-        const twin = runs.find((r) => r.idempotencyKey === run.idempotencyKey && inserted.has(r.id));
+        const twin = runs.find(
+          (r) => r.idempotencyKey === run.idempotencyKey && inserted.has(r.id),
+        );
         if (twin) return { runId: twin.id, created: false };
         throw new Error(`run ${run.id} was not inserted and no run holds its idempotency key`);
       }
@@ -265,7 +279,9 @@ export class PostgresStore {
       failure.errorKind !== ErrorKind.Transient && failure.attempts + 1 >= failure.maxAttempts;
     if (failure.errorKind !== ErrorKind.Permanent && !exhausted) {
       const trigger =
-        failure.errorKind === ErrorKind.Transient ? StepTrigger.TransientError : StepTrigger.RetryableError;
+        failure.errorKind === ErrorKind.Transient
+          ? StepTrigger.TransientError
+          : StepTrigger.RetryableError;
       const moved = await this.requeue(failure.stepId, failure.claimToken, {
         trigger,
         delayMs: failure.retryDelayMs,
@@ -460,7 +476,9 @@ export class PostgresStore {
     ]);
     const page = rows.slice(0, limit).map(toRunStatus);
     const last = page[page.length - 1];
-    return rows.length > limit && last ? { runs: page, nextCursor: encodeCursor(last) } : { runs: page };
+    return rows.length > limit && last
+      ? { runs: page, nextCursor: encodeCursor(last) }
+      : { runs: page };
   }
 
   async listSteps(runId: string): Promise<StepStatus[]> {
@@ -528,7 +546,11 @@ export class PostgresStore {
       const done = await withTransaction(this.pool, async (client) => {
         const tx = this.exec.on(client);
         await tx.one(lockRunOfStep, [step.id]);
-        const claimed = await tx.one<{ claim_token: string }>(claimStep, [step.id, p.claimant, claim.from]);
+        const claimed = await tx.one<{ claim_token: string }>(claimStep, [
+          step.id,
+          p.claimant,
+          claim.from,
+        ]);
         if (!claimed) return false;
         await tx.rows(discardStep, [
           step.id,
@@ -569,7 +591,10 @@ function encodeCursor(run: RunStatus): string {
 
 function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   try {
-    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [string, string];
+    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [
+      string,
+      string,
+    ];
     return { createdAt: new Date(createdAt), id };
   } catch (cause) {
     throw new TypeError(`invalid cursor ${JSON.stringify(cursor)}`, { cause });

@@ -105,7 +105,12 @@ function stepOf(node: DefinitionNode): NewStep {
     case 'wait_any':
       return { ...base, waitSignals: node.signals, waitN: 1, maxWaitMs: node.maxWaitMs ?? null };
     case 'wait_n':
-      return { ...base, waitSignals: [node.signal], waitN: node.n, maxWaitMs: node.maxWaitMs ?? null };
+      return {
+        ...base,
+        waitSignals: [node.signal],
+        waitN: node.n,
+        maxWaitMs: node.maxWaitMs ?? null,
+      };
     case 'wait_timer':
       return {
         ...base,

@@ -13,12 +13,7 @@ import {
   toMilliseconds,
   ValidationError,
 } from '@cyclone/core';
-import {
-  Channels,
-  Notifier,
-  PostgresStore,
-  type ClaimedStep,
-} from '@cyclone/store-postgres';
+import { Channels, Notifier, PostgresStore, type ClaimedStep } from '@cyclone/store-postgres';
 import { BatchCompleter } from './completer.js';
 import type { StopOptions, WorkerOptions } from './options.js';
 import type { Handler, StepContext } from './step-context.js';
@@ -104,17 +99,26 @@ export class Worker {
   constructor(options: WorkerOptions) {
     const problems = [];
     if (!options.pool && typeof options.connectionString !== 'string') {
-      problems.push({ path: 'connectionString', message: 'expected a connection string or a pg Pool (`pool`)' });
+      problems.push({
+        path: 'connectionString',
+        message: 'expected a connection string or a pg Pool (`pool`)',
+      });
     }
     const handlers = Object.entries(options.handlers ?? {});
     for (const [kind, handler] of handlers) {
       if (typeof handler !== 'function') {
-        problems.push({ path: `handlers.${kind}`, message: `expected a function, got ${typeof handler}` });
+        problems.push({
+          path: `handlers.${kind}`,
+          message: `expected a function, got ${typeof handler}`,
+        });
       }
     }
     const concurrency = options.concurrency ?? 10;
     if (!Number.isInteger(concurrency) || concurrency < 1) {
-      problems.push({ path: 'concurrency', message: `expected a whole number >= 1, got ${concurrency}` });
+      problems.push({
+        path: 'concurrency',
+        message: `expected a whole number >= 1, got ${concurrency}`,
+      });
     }
     for (const def of options.workflows ?? []) {
       for (const node of def.nodes) {
@@ -129,7 +133,9 @@ export class Worker {
     if (problems.length > 0) throw new ValidationError('worker options', problems);
 
     this.id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-    this.ownPool = options.pool ? undefined : new pg.Pool({ connectionString: options.connectionString, max: 4 });
+    this.ownPool = options.pool
+      ? undefined
+      : new pg.Pool({ connectionString: options.connectionString, max: 4 });
     this.store = new PostgresStore({
       pool: options.pool ?? this.ownPool!,
       ...(options.schema === undefined ? {} : { schema: options.schema }),
@@ -139,7 +145,10 @@ export class Worker {
     // on its pool; with no listener that crashes the process. The pool has already dropped the
     // connection and opens a new one when needed, so logging is all there is to do.
     this.ownPool?.on('error', (error) => {
-      this.logger.warn({ err: error }, 'an idle database connection was lost; the pool replaces it');
+      this.logger.warn(
+        { err: error },
+        'an idle database connection was lost; the pool replaces it',
+      );
     });
     this.handlers = new Map(handlers as [string, Handler][]);
     this.kinds = [...this.handlers.keys()];
@@ -169,7 +178,8 @@ export class Worker {
 
   /** Starts listening for work and claiming it. Resolves once the worker is listening. */
   async start(): Promise<void> {
-    if (this.state !== 'idle') throw new Error(`worker ${this.id} cannot start: it is ${this.state}`);
+    if (this.state !== 'idle')
+      throw new Error(`worker ${this.id} cannot start: it is ${this.state}`);
     this.state = 'running';
     const kinds = new Set(this.kinds);
     this.notifier = new Notifier({
@@ -180,7 +190,8 @@ export class Worker {
         this.signalWork();
       },
       onReconnect: () => this.signalWork(),
-      onError: (error) => this.logger.warn({ err: error }, 'notification connection lost; polling meanwhile'),
+      onError: (error) =>
+        this.logger.warn({ err: error }, 'notification connection lost; polling meanwhile'),
     });
     await this.notifier.start();
     await this.store.registerWorker(this.id, this.kinds);
@@ -221,7 +232,10 @@ export class Worker {
     clearInterval(this.registrationTimer);
     await this.completer.idle();
     await this.store.deregisterWorker(this.id).catch((error: unknown) => {
-      this.logger.warn({ err: error }, 'removing the worker registration failed; it expires by itself');
+      this.logger.warn(
+        { err: error },
+        'removing the worker registration failed; it expires by itself',
+      );
     });
     this.state = 'stopped';
     await this.ownPool?.end();
@@ -234,7 +248,10 @@ export class Worker {
     await Promise.all(
       steps.map((step) =>
         this.store.release(step.id, step.claimToken).catch((error: unknown) => {
-          this.logger.error({ err: error, stepId: step.id }, 'release failed; the lease will expire');
+          this.logger.error(
+            { err: error, stepId: step.id },
+            'release failed; the lease will expire',
+          );
         }),
       ),
     );
@@ -242,7 +259,10 @@ export class Worker {
 
   private async releaseAll(): Promise<void> {
     const entries = [...this.inFlight.values()];
-    this.logger.warn({ steps: entries.length }, 'shutdown timeout: aborting and releasing in-flight steps');
+    this.logger.warn(
+      { steps: entries.length },
+      'shutdown timeout: aborting and releasing in-flight steps',
+    );
     await Promise.all(
       entries.map(async (entry) => {
         entry.lost = 'released';
@@ -250,7 +270,10 @@ export class Worker {
         try {
           await this.store.release(entry.step.id, entry.step.claimToken);
         } catch (error) {
-          this.logger.error({ err: error, stepId: entry.step.id }, 'release failed; the lease will expire');
+          this.logger.error(
+            { err: error, stepId: entry.step.id },
+            'release failed; the lease will expire',
+          );
         }
         this.inFlight.delete(entry.step.id);
       }),
@@ -304,7 +327,9 @@ export class Worker {
     // slow database slows claiming down instead of piling up unwritten results.
     const recording = this.executions.size - this.inFlight.size;
     const backlog = Math.max(0, recording - this.concurrency - this.completionBatchSize);
-    return this.concurrency + this.prefetchNow() - this.inFlight.size - this.buffered.length - backlog;
+    return (
+      this.concurrency + this.prefetchNow() - this.inFlight.size - this.buffered.length - backlog
+    );
   }
 
   private async fetch(): Promise<void> {
@@ -376,7 +401,12 @@ export class Worker {
 
   private async execute(entry: InFlight): Promise<void> {
     const { step, controller } = entry;
-    const log = this.logger.child({ runId: step.runId, stepId: step.id, node: step.node, kind: step.kind });
+    const log = this.logger.child({
+      runId: step.runId,
+      stepId: step.id,
+      node: step.node,
+      kind: step.kind,
+    });
     const handler = this.handlers.get(step.kind);
     const attempt = step.attempts + 1;
     let outcome: { ok: true; output: unknown } | { ok: false; error: unknown };
@@ -428,7 +458,10 @@ export class Worker {
     try {
       await this.record(step, attempt, outcome, log);
     } catch (error) {
-      log.error({ err: error }, 'recording the outcome failed; the lease will expire and the step be reclaimed');
+      log.error(
+        { err: error },
+        'recording the outcome failed; the lease will expire and the step be reclaimed',
+      );
     }
   }
 
@@ -484,7 +517,16 @@ export class Worker {
       retryDelayMs: backoffDelay(step.backoff ?? DefaultBackoff, attempt, this.random),
     });
     if (result === 'fenced') log.warn({ attempt }, 'stale failure dropped: the claim moved on');
-    else log.info({ attempt, outcome: result, errorKind: permanent ? 'permanent' : 'retryable', error: message }, 'step failed');
+    else
+      log.info(
+        {
+          attempt,
+          outcome: result,
+          errorKind: permanent ? 'permanent' : 'retryable',
+          error: message,
+        },
+        'step failed',
+      );
   }
 
   private async heartbeat(): Promise<void> {
@@ -508,7 +550,10 @@ export class Worker {
         if (held.has(entry.step.id) || this.inFlight.get(entry.step.id) !== entry) continue;
         entry.lost = 'lease lost';
         entry.controller.abort(new Error('lease lost: the step was cancelled, reclaimed or ended'));
-        this.logger.warn({ stepId: entry.step.id, runId: entry.step.runId }, 'lease lost; aborting handler');
+        this.logger.warn(
+          { stepId: entry.step.id, runId: entry.step.runId },
+          'lease lost; aborting handler',
+        );
       }
     } catch (error) {
       this.logger.warn({ err: error }, 'heartbeat failed; retrying at the next interval');

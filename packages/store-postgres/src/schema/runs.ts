@@ -28,7 +28,9 @@ export const cycloneRuns = pgTable(
     /** Hash of the definition in `cyclone_workflows`; null for a standalone job. */
     definitionHash: text('definition_hash'),
     state: text('state').notNull().default('running'),
-    input: jsonb('input').notNull().default(sql`'null'::jsonb`),
+    input: jsonb('input')
+      .notNull()
+      .default(sql`'null'::jsonb`),
     /** Error kind and message of the discard that failed the run (or `deadline`). */
     errorKind: text('error_kind'),
     error: text('error'),

@@ -28,7 +28,9 @@ export const cycloneSchedules = pgTable(
     /** Exactly one of workflow (a registered workflow name) or kind (a standalone job). */
     workflow: text('workflow'),
     kind: text('kind'),
-    input: jsonb('input').notNull().default(sql`'null'::jsonb`),
+    input: jsonb('input')
+      .notNull()
+      .default(sql`'null'::jsonb`),
     enabled: boolean('enabled').notNull().default(true),
     overlap: text('overlap').notNull().default('allow'),
     /** How many missed fires to catch up after downtime. */
@@ -43,10 +45,7 @@ export const cycloneSchedules = pgTable(
   },
   (t) => [
     check('cyclone_schedules_overlap_check', oneOf('overlap', OVERLAP_POLICIES)),
-    check(
-      'cyclone_schedules_target_check',
-      sql`(${t.workflow} IS NULL) <> (${t.kind} IS NULL)`,
-    ),
+    check('cyclone_schedules_target_check', sql`(${t.workflow} IS NULL) <> (${t.kind} IS NULL)`),
     index('cyclone_schedules_due_idx')
       .on(t.nextRunAt)
       .where(sql`${t.enabled}`),

@@ -11,7 +11,9 @@ export const cycloneSignals = pgTable(
     id: bigserial('id', { mode: 'number' }).primaryKey(),
     runId: uuid('run_id').notNull(),
     name: text('name').notNull(),
-    payload: jsonb('payload').notNull().default(sql`'null'::jsonb`),
+    payload: jsonb('payload')
+      .notNull()
+      .default(sql`'null'::jsonb`),
     /** The step that consumed it; null while buffered. */
     consumedBy: uuid('consumed_by'),
     consumedAt: timestamp('consumed_at', { withTimezone: true, mode: 'date' }),

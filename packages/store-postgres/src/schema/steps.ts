@@ -34,7 +34,10 @@ export const cycloneSteps = pgTable(
     kind: text('kind'),
     state: text('state').notNull(),
     /** Names of the upstream nodes; the engine promotes the step when `deps_remaining` reaches 0. */
-    dependsOn: text('depends_on').array().notNull().default(sql`'{}'::text[]`),
+    dependsOn: text('depends_on')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     depsRemaining: integer('deps_remaining').notNull().default(0),
     onDepFailure: text('on_dep_failure').notNull().default(OnDepFailure.FailRun),
     /** Item task: its fan-out node's step, its position, and its element of the list. */
@@ -104,7 +107,9 @@ export const cycloneSteps = pgTable(
       .where(sql`${t.state} = 'waiting_timer'`),
     index('cyclone_steps_wait_deadline_idx')
       .on(t.waitDeadlineAt)
-      .where(sql`${t.state} IN ('waiting_signal', 'waiting_child') AND ${t.waitDeadlineAt} IS NOT NULL`),
+      .where(
+        sql`${t.state} IN ('waiting_signal', 'waiting_child') AND ${t.waitDeadlineAt} IS NOT NULL`,
+      ),
     index('cyclone_steps_discarded_idx')
       .on(t.errorKind, t.endedAt)
       .where(sql`${t.state} = 'discarded'`),

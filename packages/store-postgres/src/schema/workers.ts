@@ -8,5 +8,7 @@ export const cycloneWorkers = pgTable('cyclone_workers', {
   id: text('id').primaryKey(),
   kinds: text('kinds').array().notNull(),
   startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
-  lastSeenAt: timestamp('last_seen_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  lastSeenAt: timestamp('last_seen_at', { withTimezone: true, mode: 'date' })
+    .notNull()
+    .defaultNow(),
 });
