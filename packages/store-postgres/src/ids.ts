@@ -3,6 +3,20 @@ import { randomBytes } from 'node:crypto';
 let lastMs = 0;
 let counter = 0;
 
+// Random bytes are drawn from the system a few kilobytes at a time: one call per id would cost
+// more than the rest of building a bulk submission.
+let pool = Buffer.alloc(0);
+let offset = 0;
+function nextRandom16(): Buffer {
+  if (offset + 16 > pool.length) {
+    pool = randomBytes(4096);
+    offset = 0;
+  }
+  const bytes = Buffer.from(pool.subarray(offset, offset + 16));
+  offset += 16;
+  return bytes;
+}
+
 /**
  * Generates a UUID version 7 (RFC 9562): 48 bits of Unix milliseconds, a 12-bit counter, then
  * random bits. Ids made close in time sort close together, so inserting many runs and steps
@@ -19,7 +33,7 @@ export function uuidv7(now: number = Date.now()): string {
     counter = 0;
   }
   const ms = lastMs;
-  const bytes = randomBytes(16);
+  const bytes = nextRandom16();
   bytes[0] = Math.floor(ms / 2 ** 40) & 0xff;
   bytes[1] = Math.floor(ms / 2 ** 32) & 0xff;
   bytes[2] = (ms >>> 24) & 0xff;

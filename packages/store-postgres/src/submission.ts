@@ -62,13 +62,26 @@ export interface NewJobOptions extends NewRunOptions {
 
 type DefinitionNode = WorkflowDefinition['nodes'][number];
 
+// The state a node is inserted in depends only on its type and whether it has dependencies;
+// checking it against the table once per combination keeps bulk submits cheap.
+const insertedStates = new Map<string, string>();
+function insertedState(nodeType: DefinitionNode['type'], hasDependencies: boolean): string {
+  const key = `${nodeType}:${hasDependencies}`;
+  let state = insertedStates.get(key);
+  if (state === undefined) {
+    state = insertedStepState({ nodeType, hasDependencies });
+    insertedStates.set(key, state);
+  }
+  return state;
+}
+
 function stepOf(node: DefinitionNode): NewStep {
   const hasDependencies = node.dependsOn.length > 0;
   const base = {
     id: uuidv7(),
     node: node.name,
     nodeType: node.type,
-    state: insertedStepState({ nodeType: node.type, hasDependencies }),
+    state: insertedState(node.type, hasDependencies),
     dependsOn: node.dependsOn,
     onDepFailure: node.onDepFailure,
     kind: null,
@@ -160,7 +173,7 @@ export function runOfJob(kind: string, argsJson: string, options: NewJobOptions 
         node: kind,
         nodeType: 'task',
         kind,
-        state: insertedStepState({ nodeType: 'task', hasDependencies: false }),
+        state: insertedState('task', false),
         dependsOn: [],
         onDepFailure: OnDepFailure.FailRun,
         maxAttempts: options.maxAttempts ?? DefaultMaxAttempts,
