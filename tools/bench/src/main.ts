@@ -17,7 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { databaseUrl, quoteIdent, withClient } from './db.js';
-import { startEmbeddedPostgres, type EmbeddedServer } from './embedded.js';
+import { startEmbeddedPostgres, type EmbeddedServer } from '@cyclone/test-db/embedded';
 import {
   configsFor,
   fullSizes,
@@ -102,7 +102,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   let serverUrl = options.databaseUrl;
   if (!serverUrl) {
     log('starting embedded Postgres (pass --database-url to use your own server)...');
-    embedded = await startEmbeddedPostgres();
+    // Durable, as the peers' figures were measured: fsync and synchronous commit on.
+    embedded = await startEmbeddedPostgres({ durable: true });
     serverUrl = embedded.url;
   }
   const databases = new Databases(serverUrl);

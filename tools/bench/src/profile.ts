@@ -11,11 +11,14 @@ import { pino } from 'pino';
 import { Client } from '@cyclone/client';
 import { migrate } from '@cyclone/store-postgres';
 import { Worker } from '@cyclone/worker';
-import { startEmbeddedPostgres } from './embedded.js';
+import { startEmbeddedPostgres } from '@cyclone/test-db/embedded';
 
 const n = Number(process.argv[2] ?? 20_000);
 const concurrency = Number(process.argv[3] ?? 50);
-const server = await startEmbeddedPostgres(['-c', 'shared_preload_libraries=pg_stat_statements']);
+const server = await startEmbeddedPostgres({
+  durable: true,
+  settings: { shared_preload_libraries: 'pg_stat_statements' },
+});
 try {
   const url = server.url;
   await migrate({ connectionString: url });

@@ -35,8 +35,24 @@ const serverSettings: Readonly<Record<string, string>> = {
   max_connections: '300',
 };
 
+/** Options of {@link startEmbeddedPostgres}. */
+export interface EmbeddedOptions {
+  /**
+   * Keep PostgreSQL's durability settings (fsync, synchronous commit, full page writes), as a
+   * benchmark must; tests turn them off for speed.
+   * @defaultValue false
+   */
+  readonly durable?: boolean;
+  /** More server settings, e.g. `{ shared_preload_libraries: 'pg_stat_statements' }`. */
+  readonly settings?: Readonly<Record<string, string>>;
+}
+
+const speedOverDurability = ['fsync', 'synchronous_commit', 'full_page_writes'];
+
 /** Starts embedded Postgres. Throws an error that says what to do when it cannot. */
-export async function startEmbeddedPostgres(): Promise<EmbeddedServer> {
+export async function startEmbeddedPostgres(
+  options: EmbeddedOptions = {},
+): Promise<EmbeddedServer> {
   await removeStaleDataDirs();
   const binaries = await loadBinaries();
   const isRoot = process.getuid?.() === 0;
@@ -67,10 +83,14 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedServer> {
     // Never true for a non-root user: it would try to run groupadd/useradd.
     createPostgresUser: isRoot,
     initdbFlags: ['--no-sync', '--encoding=UTF8', '--locale=C'],
-    postgresFlags: Object.entries(serverSettings).flatMap(([name, value]) => [
-      '-c',
-      `${name}=${value}`,
-    ]),
+    postgresFlags: Object.entries({
+      ...Object.fromEntries(
+        Object.entries(serverSettings).filter(
+          ([name]) => !options.durable || !speedOverDurability.includes(name),
+        ),
+      ),
+      ...options.settings,
+    }).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     onLog: (message: string) => log.push(message),
     onError: (error: unknown) => log.push(error instanceof Error ? error.message : String(error)),
   });
