@@ -273,13 +273,13 @@ export class Client {
   async wait(runId: string, options: WaitOptions = {}): Promise<RunStatus> {
     const current = await this.getRun(runId);
     if (isTerminalRun(current.state)) return current;
-    const ended = this.waiter.wait(runId, current);
-    if (options.timeout === undefined) return ended;
+    if (options.timeout === undefined) return this.waiter.wait(runId, current);
     const timeoutMs = toMilliseconds(options.timeout, 'timeout');
+    const abandon = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        this.waiter.forget(runId);
+        abandon.abort();
         this.store
           .getRun(runId)
           .then(
@@ -289,7 +289,7 @@ export class Client {
       }, timeoutMs);
     });
     try {
-      return await Promise.race([ended, timedOut]);
+      return await Promise.race([this.waiter.wait(runId, current, abandon.signal), timedOut]);
     } finally {
       clearTimeout(timer);
     }

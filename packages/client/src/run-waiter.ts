@@ -21,25 +21,31 @@ export class RunWaiter {
     private readonly pollIntervalMs: number,
   ) {}
 
-  /** Resolves with the run once it is terminal. */
-  async wait(runId: string, current: RunStatus): Promise<RunStatus> {
+  /**
+   * Resolves with the run once it is terminal. `signal` abandons this one wait (a timeout) without
+   * touching other waits on the same run.
+   */
+  async wait(runId: string, current: RunStatus, signal?: AbortSignal): Promise<RunStatus> {
     if (isTerminalRun(current.state)) return current;
+    let waiter!: Waiter;
     const ended = new Promise<RunStatus>((resolve, reject) => {
+      waiter = { resolve, reject };
       let set = this.waiters.get(runId);
       if (!set) this.waiters.set(runId, (set = new Set()));
-      set.add({ resolve, reject });
+      set.add(waiter);
     });
+    signal?.addEventListener('abort', () => this.forget(runId, waiter), { once: true });
     await this.ensureListening();
     // The run may have ended between the first read and LISTEN taking effect.
     await this.check([runId]);
     return ended;
   }
 
-  /** Stops waiting for a run (a timeout); its pending promise is left to the caller to settle. */
-  forget(runId: string, waiter?: (run: RunStatus) => void): void {
+  /** Stops one wait on a run; the caller settles its promise. */
+  private forget(runId: string, waiter: Waiter): void {
     const set = this.waiters.get(runId);
     if (!set) return;
-    for (const w of set) if (!waiter || w.resolve === waiter) set.delete(w);
+    set.delete(waiter);
     if (set.size === 0) this.waiters.delete(runId);
     this.maybeStopPolling();
   }

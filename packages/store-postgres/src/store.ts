@@ -465,7 +465,7 @@ export class PostgresStore {
   async listRuns(query: RunQuery = {}): Promise<RunPage> {
     const limit = query.limit ?? 50;
     const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    const rows = await this.exec.rows<RunRow>(listRuns, [
+    const rows = await this.exec.rows<RunRow & { cursor_at: string }>(listRuns, [
       query.states && query.states.length > 0 ? query.states : null,
       query.workflow ?? null,
       query.createdAfter ?? null,
@@ -474,11 +474,12 @@ export class PostgresStore {
       cursor?.id ?? null,
       limit + 1,
     ]);
-    const page = rows.slice(0, limit).map(toRunStatus);
+    const page = rows.slice(0, limit);
     const last = page[page.length - 1];
+    const runs = page.map(toRunStatus);
     return rows.length > limit && last
-      ? { runs: page, nextCursor: encodeCursor(last) }
-      : { runs: page };
+      ? { runs, nextCursor: encodeCursor(last.cursor_at, last.id) }
+      : { runs };
   }
 
   async listSteps(runId: string): Promise<StepStatus[]> {
@@ -585,17 +586,18 @@ export class PostgresStore {
   }
 }
 
-function encodeCursor(run: RunStatus): string {
-  return Buffer.from(JSON.stringify([run.createdAt.toISOString(), run.id])).toString('base64url');
+function encodeCursor(createdAt: string, id: string): string {
+  return Buffer.from(JSON.stringify([createdAt, id])).toString('base64url');
 }
 
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+function decodeCursor(cursor: string): { createdAt: string; id: string } {
   try {
     const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [
       string,
       string,
     ];
-    return { createdAt: new Date(createdAt), id };
+    if (typeof createdAt !== 'string' || typeof id !== 'string') throw new Error('malformed');
+    return { createdAt, id };
   } catch (cause) {
     throw new TypeError(`invalid cursor ${JSON.stringify(cursor)}`, { cause });
   }
