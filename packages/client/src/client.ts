@@ -187,18 +187,19 @@ export class Client {
   ): Promise<Submitted[]> {
     const validKind = parseKind(kind);
     const opts = parseEnqueueOptions(options);
+    // A Date is stored as given; a duration counts from the database's clock, like every time.
+    const runAt = opts.scheduledAt instanceof Date ? opts.scheduledAt : null;
     const delayMs =
-      opts.scheduledAt === undefined
+      opts.scheduledAt === undefined || opts.scheduledAt instanceof Date
         ? null
-        : opts.scheduledAt instanceof Date
-          ? Math.max(0, opts.scheduledAt.getTime() - Date.now())
-          : toMilliseconds(opts.scheduledAt, 'scheduledAt');
+        : toMilliseconds(opts.scheduledAt, 'scheduledAt');
     const runs = argsList.map((args, i) =>
       runOfJob(validKind, this.encodeInput(args, many ? `args[${i}]` : 'args'), {
         ...this.runOptions(opts, many ? i : undefined),
         maxAttempts: opts.maxAttempts,
         timeoutMs: opts.timeout === undefined ? null : toMilliseconds(opts.timeout, 'timeout'),
         delayMs,
+        runAt,
       }),
     );
     return this.insert(runs, opts.tx);

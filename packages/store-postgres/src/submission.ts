@@ -20,6 +20,8 @@ export interface NewStep {
   readonly timeoutMs: number | null;
   readonly backoff: BackoffPolicy | null;
   readonly delayMs: number | null;
+  /** An absolute time to become claimable at (wins over `delayMs`); kept as given. */
+  readonly runAt?: Date | null;
   readonly waitSignals: readonly string[] | null;
   readonly waitN: number | null;
   readonly maxWaitMs: number | null;
@@ -57,6 +59,8 @@ export interface NewJobOptions extends NewRunOptions {
   readonly maxAttempts?: number;
   readonly timeoutMs?: number | null;
   readonly delayMs?: number | null;
+  /** Claimable from this absolute time (the caller's Date is stored as is). */
+  readonly runAt?: Date | null;
   readonly backoff?: BackoffPolicy | null;
 }
 
@@ -180,6 +184,7 @@ export function runOfJob(kind: string, argsJson: string, options: NewJobOptions 
         timeoutMs: options.timeoutMs ?? null,
         backoff: options.backoff ?? null,
         delayMs: options.delayMs ?? null,
+        runAt: options.runAt ?? null,
         waitSignals: null,
         waitN: null,
         maxWaitMs: null,
@@ -228,5 +233,6 @@ export function insertRunsParams(runs: readonly NewRun[]): unknown[] {
     steps.map(({ step }) => step.maxWaitMs),
     steps.map(({ step }) => step.waitForMs),
     steps.map(({ step }) => step.maxParallel),
+    steps.map(({ step }) => step.runAt ?? null),
   ];
 }

@@ -34,7 +34,7 @@ WITH defs AS (
   SELECT s.id, s.run_id, s.node, s.node_type, s.kind, s.state,
          ARRAY(SELECT jsonb_array_elements_text(s.depends_on)), s.deps_remaining,
          s.on_dep_failure, s.max_attempts, s.timeout_ms, s.backoff,
-         now() + coalesce(s.delay_ms, 0) * interval '1 millisecond',
+         coalesce(s.run_at, now() + coalesce(s.delay_ms, 0) * interval '1 millisecond'),
          CASE WHEN s.wait_signals IS NULL THEN NULL
               ELSE ARRAY(SELECT jsonb_array_elements_text(s.wait_signals)) END,
          s.wait_n, s.max_wait_ms,
@@ -43,10 +43,11 @@ WITH defs AS (
          s.wait_for_ms, s.max_parallel
   FROM unnest($14::uuid[], $15::uuid[], $16::text[], $17::text[], $18::text[], $19::text[],
               $20::jsonb[], $21::int[], $22::text[], $23::int[], $24::int[], $25::jsonb[],
-              $26::bigint[], $27::jsonb[], $28::int[], $29::bigint[], $30::bigint[], $31::int[])
+              $26::bigint[], $27::jsonb[], $28::int[], $29::bigint[], $30::bigint[], $31::int[],
+              $32::timestamptz[])
        AS s(id, run_id, node, node_type, kind, state, depends_on, deps_remaining, on_dep_failure,
             max_attempts, timeout_ms, backoff, delay_ms, wait_signals, wait_n, max_wait_ms,
-            wait_for_ms, max_parallel)
+            wait_for_ms, max_parallel, run_at)
   WHERE s.run_id IN (SELECT id FROM new_runs)
   RETURNING kind, state, scheduled_at
 ), events AS (
