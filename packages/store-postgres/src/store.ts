@@ -452,16 +452,19 @@ export class PostgresStore {
     }
   }
 
+  /** One run's status, or undefined for an unknown id. */
   async getRun(runId: string): Promise<RunStatus | undefined> {
     const row = await this.exec.one<RunRow>(getRun, [runId]);
     return row && toRunStatus(row);
   }
 
+  /** The statuses of several runs (unknown ids are left out). */
   async getRuns(runIds: readonly string[]): Promise<RunStatus[]> {
     if (runIds.length === 0) return [];
     return (await this.exec.rows<RunRow>(getRuns, [runIds])).map(toRunStatus);
   }
 
+  /** Runs newest first, filtered, one page at a time (follow `nextCursor`). */
   async listRuns(query: RunQuery = {}): Promise<RunPage> {
     const limit = query.limit ?? 50;
     const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
@@ -482,16 +485,19 @@ export class PostgresStore {
       : { runs };
   }
 
+  /** A run's steps: nodes in declaration order, then item tasks in item order, with outputs. */
   async listSteps(runId: string): Promise<StepStatus[]> {
     return (await this.exec.rows<StepRow>(listSteps, [runId])).map(toStepStatus);
   }
 
+  /** A run's events in order, after the event id `afterId` when given. */
   async listEvents(runId: string, afterId?: number, limit = 10_000): Promise<StepEvent[]> {
     return (await this.exec.rows<EventRow>(listEvents, [runId, afterId ?? null, limit])).map(
       toStepEvent,
     );
   }
 
+  /** A node's state and output (item tasks excluded), or undefined for an unknown node. */
   async nodeOutput(
     runId: string,
     node: string,
@@ -499,6 +505,7 @@ export class PostgresStore {
     return this.exec.one<{ state: string; output: unknown }>(getNodeOutput, [runId, node]);
   }
 
+  /** The outputs of a run's completed leaf nodes: its result. */
   async leafOutputs(runId: string): Promise<{ node: string; output: unknown }[]> {
     return this.exec.rows<{ node: string; output: unknown }>(getLeafOutputs, [runId]);
   }
