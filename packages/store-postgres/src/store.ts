@@ -15,7 +15,7 @@ import {
 import { Executor, type Queryable } from './executor.js';
 import { QueryCompiler } from './query.js';
 import { tablesIn, type Tables } from './tables.js';
-import { withTransaction } from './transaction.js';
+import { isRetryableTransactionError, withTransaction } from './transaction.js';
 import { insertRunsParams, type NewRun } from './submission.js';
 import { settleRun } from './settle-run.js';
 import {
@@ -586,8 +586,7 @@ export class PostgresStore {
       try {
         return await work();
       } catch (error) {
-        const code = (error as { code?: unknown } | null)?.code;
-        if (attempt >= attempts || (code !== '40P01' && code !== '40001')) throw error;
+        if (attempt >= attempts || !isRetryableTransactionError(error)) throw error;
       }
     }
   }

@@ -1,32 +1,10 @@
 /** Small Postgres helpers shared by the orchestrator, the runner and the adapters. */
-import pg from 'pg';
+import type pg from 'pg';
+import { quoteIdent } from '@cyclone/test-db/names';
 
-/** Opens a connection to `url`, runs `fn`, and always closes the connection. */
-export async function withClient<T>(
-  url: string,
-  fn: (client: pg.Client) => Promise<T>,
-): Promise<T> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-/** Quotes a Postgres identifier: `a"b` becomes `"a""b"`. */
-export function quoteIdent(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
-
-/** The URL of database `name` on the server of `serverUrl`. */
-export function databaseUrl(serverUrl: string, name: string): string {
-  const url = new URL(serverUrl);
-  url.pathname = `/${encodeURIComponent(name)}`;
-  return url.toString();
-}
+// Connection and naming helpers are the test harness's; the bench adds its own below.
+export { withClient } from '@cyclone/test-db/admin';
+export { databaseUrl, quoteIdent } from '@cyclone/test-db/names';
 
 /** A number from a `count(*)` / bigint column. */
 export async function scalar(

@@ -5,5 +5,4 @@ export { cycloneSignals } from './signals.js';
 export { cycloneEvents } from './events.js';
 export { cycloneSchedules, OVERLAP_POLICIES } from './schedules.js';
 export { cycloneLeaders } from './leases.js';
-export { STEP_NODE_TYPES, type StepNodeType } from './node-types.js';
 export { cycloneWorkers } from './workers.js';

@@ -11,9 +11,8 @@ import {
   timestamp,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { ERROR_KINDS, OnDepFailure, STEP_STATES } from '@cyclone/core';
+import { ERROR_KINDS, NODE_TYPES, OnDepFailure, STEP_STATES } from '@cyclone/core';
 import { nullOrOneOf, oneOf } from './check-values.js';
-import { STEP_NODE_TYPES } from './node-types.js';
 
 const tz = { withTimezone: true, mode: 'date' } as const;
 
@@ -83,7 +82,7 @@ export const cycloneSteps = pgTable(
   (t) => [
     check('cyclone_steps_state_check', oneOf('state', STEP_STATES)),
     check('cyclone_steps_error_kind_check', nullOrOneOf('error_kind', ERROR_KINDS)),
-    check('cyclone_steps_node_type_check', oneOf('node_type', STEP_NODE_TYPES)),
+    check('cyclone_steps_node_type_check', oneOf('node_type', NODE_TYPES)),
     check(
       'cyclone_steps_on_dep_failure_check',
       oneOf('on_dep_failure', Object.values(OnDepFailure)),
