@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigserial, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 /**
@@ -18,7 +19,13 @@ export const cycloneEvents = pgTable(
     errorKind: text('error_kind'),
     /** Small operator-facing facts (attempt, delay); never payloads. */
     detail: jsonb('detail'),
-    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /**
+     * When the transition was written: the database's clock at the insert, not the start of its
+     * transaction (`now()`), so events of overlapping transactions keep the order of their ids.
+     */
+    at: timestamp('at', { withTimezone: true, mode: 'date' })
+      .notNull()
+      .default(sql`clock_timestamp()`),
   },
   (t) => [index('cyclone_events_run_idx').on(t.runId, t.id)],
 );

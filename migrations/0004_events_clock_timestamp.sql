@@ -1,0 +1,1 @@
+ALTER TABLE "cyclone_events" ALTER COLUMN "at" SET DEFAULT clock_timestamp();
