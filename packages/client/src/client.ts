@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import {
   encodePayload,
   InputBytes,
@@ -8,7 +8,6 @@ import {
   RunFailedError,
   RunState,
   toMilliseconds,
-  ValidationError,
   WaitTimeoutError,
   type Duration,
   type RunStatus,
@@ -17,10 +16,11 @@ import {
   type WorkflowDefinition,
 } from '@cyclone/core';
 import {
+  connectStore,
   isUuid,
-  PostgresStore,
   runOfDefinition,
   runOfJob,
+  type ClientStore,
   type NewRun,
   type RunPage,
   type RunQuery,
@@ -89,28 +89,18 @@ export interface WaitOptions {
  */
 export class Client {
   /** The store every call goes through. */
-  readonly store: PostgresStore;
-  private readonly ownPool: pg.Pool | undefined;
+  readonly store: ClientStore;
+  private readonly closeConnection: () => Promise<void>;
   private readonly maxInputBytes: number;
   private readonly waiter: RunWaiter;
 
   constructor(options: ClientOptions) {
-    if (!options || (!options.pool && typeof options.connectionString !== 'string')) {
-      throw new ValidationError('client options', [
-        { path: 'connectionString', message: 'expected a connection string or a pg Pool (`pool`)' },
-      ]);
-    }
-    this.ownPool = options.pool
-      ? undefined
-      : new pg.Pool({ connectionString: options.connectionString });
     // An idle connection that fails (a server restart, a failover) is reported on the pool; the
-    // pool has already dropped it and opens a new one on demand. Without a listener the process
-    // would crash, so there is nothing more to do than not crash.
-    this.ownPool?.on('error', () => undefined);
-    this.store = new PostgresStore({
-      pool: options.pool ?? this.ownPool!,
-      ...(options.schema === undefined ? {} : { schema: options.schema }),
-    });
+    // pool has already dropped it and opens a new one on demand, so there is nothing more to do
+    // than not crash (connectStore's default).
+    const connection = connectStore(options, 'client options');
+    this.store = connection.store;
+    this.closeConnection = connection.close;
     this.maxInputBytes = options.maxInputBytes ?? InputBytes;
     this.waiter = new RunWaiter(
       this.store,
@@ -329,6 +319,6 @@ export class Client {
   /** Closes the client's connections (a pool it was given stays open). */
   async close(): Promise<void> {
     await this.waiter.close();
-    await this.ownPool?.end();
+    await this.closeConnection();
   }
 }

@@ -1,5 +1,5 @@
 import { isTerminalRun, type RunStatus } from '@cyclone/core';
-import { Channels, Notifier, type PostgresStore } from '@cyclone/store-postgres';
+import type { ClientStore, Subscription } from '@cyclone/store-postgres';
 
 interface Waiter {
   readonly resolve: (run: RunStatus) => void;
@@ -12,12 +12,12 @@ interface Waiter {
  */
 export class RunWaiter {
   private readonly waiters = new Map<string, Set<Waiter>>();
-  private notifier: Notifier | undefined;
+  private subscription: Subscription | undefined;
   private starting: Promise<void> | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly store: PostgresStore,
+    private readonly store: ClientStore,
     private readonly pollIntervalMs: number,
   ) {}
 
@@ -58,19 +58,15 @@ export class RunWaiter {
       );
       this.pollTimer.unref();
     }
-    if (this.notifier) return;
+    if (this.subscription) return;
     this.starting ??= (async () => {
-      const notifier = new Notifier({
-        pool: this.store.pool,
-        channels: [Channels.runsEnded],
-        onNotification: (_channel, payload) => {
-          const ids = payload.split(',').filter((id) => this.waiters.has(id));
+      this.subscription = await this.store.subscribe({
+        runsEnded: (runIds) => {
+          const ids = runIds.filter((id) => this.waiters.has(id));
           if (ids.length > 0) void this.check(ids);
         },
-        onReconnect: () => void this.check([...this.waiters.keys()]),
+        reconnected: () => void this.check([...this.waiters.keys()]),
       });
-      await notifier.start();
-      this.notifier = notifier;
     })().finally(() => {
       this.starting = undefined;
     });
@@ -108,7 +104,7 @@ export class RunWaiter {
     if (this.pollTimer) clearInterval(this.pollTimer);
     this.pollTimer = undefined;
     await this.starting?.catch(() => undefined);
-    await this.notifier?.stop();
-    this.notifier = undefined;
+    await this.subscription?.close();
+    this.subscription = undefined;
   }
 }

@@ -1,9 +1,9 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { pino, type Logger } from 'pino';
 import { toMilliseconds, type Duration, type WorkflowDefinition } from '@cyclone/core';
-import { PostgresStore } from '@cyclone/store-postgres';
+import { connectStore, type MaintenanceStore } from '@cyclone/store-postgres';
 
 /** Options of a {@link Scheduler}. */
 export interface SchedulerOptions {
@@ -54,8 +54,8 @@ const LEADER_LEASE = 'scheduler';
  */
 export class Scheduler {
   readonly id: string;
-  readonly store: PostgresStore;
-  private readonly ownPool: pg.Pool | undefined;
+  readonly store: MaintenanceStore;
+  private readonly closeConnection: () => Promise<void>;
   private readonly logger: Logger;
   private readonly intervalMs: number;
   private readonly unservedGraceMs: number | false;
@@ -67,23 +67,24 @@ export class Scheduler {
 
   constructor(options: SchedulerOptions) {
     this.id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-    this.ownPool = options.pool
-      ? undefined
-      : new pg.Pool({ connectionString: options.connectionString, max: 2 });
-    this.store = new PostgresStore({
-      pool: options.pool ?? this.ownPool!,
-      ...(options.schema === undefined ? {} : { schema: options.schema }),
-    });
     this.logger = (options.logger ?? pino({ name: 'cyclone-scheduler' })).child({
       scheduler: this.id,
     });
-    // An idle connection's failure is reported on the pool, which replaces the connection itself.
-    this.ownPool?.on('error', (error) => {
-      this.logger.warn(
-        { err: error },
-        'an idle database connection was lost; the pool replaces it',
-      );
-    });
+    const connection = connectStore(
+      {
+        ...options,
+        maxConnections: 2,
+        // An idle connection's failure is reported on the pool, which replaces the connection.
+        onIdleConnectionError: (error) =>
+          this.logger.warn(
+            { err: error },
+            'an idle database connection was lost; the pool replaces it',
+          ),
+      },
+      'scheduler options',
+    );
+    this.store = connection.store;
+    this.closeConnection = connection.close;
     this.intervalMs = toMilliseconds(options.interval ?? '1s', 'interval');
     this.unservedGraceMs =
       options.unservedKindGrace === false
@@ -144,6 +145,6 @@ export class Scheduler {
     if (this.leading)
       await this.store.resignLeadership(LEADER_LEASE, this.id).catch(() => undefined);
     this.leading = false;
-    await this.ownPool?.end();
+    await this.closeConnection();
   }
 }

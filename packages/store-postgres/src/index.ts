@@ -4,13 +4,12 @@
  *
  * @example
  * ```ts
- * import pg from 'pg';
- * import { migrate, PostgresStore } from '@cyclone/store-postgres';
+ * import { connectStore, migrate } from '@cyclone/store-postgres';
  *
- * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * const { store, pool, close } = connectStore({ connectionString: process.env.DATABASE_URL! });
  * await migrate({ pool });
- * const store = new PostgresStore({ pool });
  * console.log(await store.listRuns({ states: ['failed'] }));
+ * await close();
  * ```
  *
  * @packageDocumentation
@@ -21,17 +20,9 @@ export {
   type MigrateOptions,
   type MigrateResult,
 } from './migrate.js';
-export {
-  PostgresStore,
-  type PostgresStoreOptions,
-  type ClaimRequest,
-  type ClaimedStep,
-  type Completion,
-  type Failure,
-  type FailureOutcome,
-  type RunQuery,
-  type RunPage,
-} from './store.js';
+export { PostgresStore, type PostgresStoreOptions } from './store.js';
+export type * from './contract/index.js';
+export { connectStore, type StoreConnection, type StoreConnectionOptions } from './connect.js';
 export {
   runOfDefinition,
   runOfJob,

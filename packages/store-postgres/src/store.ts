@@ -7,12 +7,28 @@ import {
   RunTrigger,
   runChange,
   type BackoffPolicy,
-  type RunState,
   type RunStatus,
   type StepEvent,
   type StepStatus,
 } from '@cyclone/core';
 import { Executor, type Queryable } from './executor.js';
+import type {
+  ClaimRequest,
+  ClaimedStep,
+  Completion,
+  CycloneStore,
+  Failure,
+  FailureOutcome,
+  HeldStep,
+  RunPage,
+  RunQuery,
+  StoreListener,
+  SubmittedRun,
+  Subscription,
+  UnservedStepsSweep,
+} from './contract/index.js';
+import { Notifier } from './notifier.js';
+import { Channels } from './sql/channels.js';
 import { QueryCompiler } from './query.js';
 import { tablesIn, type Tables } from './tables.js';
 import { isRetryableTransactionError, withTransaction } from './transaction.js';
@@ -80,89 +96,13 @@ export interface PostgresStoreOptions {
   readonly schema?: string;
 }
 
-/** What {@link PostgresStore.claim} needs. */
-export interface ClaimRequest {
-  readonly kinds: readonly string[];
-  readonly limit: number;
-  readonly workerId: string;
-  readonly leaseMs: number;
-}
-
-/** A step a worker now holds, with everything its handler needs. */
-export interface ClaimedStep {
-  readonly id: string;
-  readonly runId: string;
-  readonly node: string;
-  readonly nodeType: string;
-  readonly kind: string;
-  /** Attempts ended before this one; this attempt is `attempts + 1`. */
-  readonly attempts: number;
-  readonly maxAttempts: number;
-  readonly reclaims: number;
-  readonly timeoutMs: number | null;
-  readonly backoff: BackoffPolicy | null;
-  readonly claimToken: string;
-  readonly leaseExpiresAt: Date;
-  readonly workflow: string;
-  readonly input: unknown;
-  readonly deps: Readonly<Record<string, unknown>>;
-  readonly item: unknown;
-  readonly itemIndex: number | null;
-}
-
-/** A handler's success, ready to record. */
-export interface Completion {
-  readonly stepId: string;
-  readonly claimToken: string;
-  /** The output as JSON text, already validated. */
-  readonly outputJson: string;
-}
-
-/** A handler's failure, ready to record. */
-export interface Failure {
-  readonly stepId: string;
-  readonly claimToken: string;
-  /** `retryable` (thrown error, timeout), `permanent` (`permanent()`, oversize output) or `transient`. */
-  readonly errorKind:
-    typeof ErrorKind.Retryable | typeof ErrorKind.Permanent | typeof ErrorKind.Transient;
-  readonly error: string;
-  readonly panicStack: string | null;
-  /** Attempts ended before the failed one, and the limit, as claimed. */
-  readonly attempts: number;
-  readonly maxAttempts: number;
-  /** Backoff before the next attempt when the failure is retried. */
-  readonly retryDelayMs: number;
-}
-
-/** What became of a recorded failure. */
-export type FailureOutcome = 'retried' | 'discarded' | 'fenced';
-
-/** Filters of {@link PostgresStore.listRuns}. */
-export interface RunQuery {
-  readonly states?: readonly RunState[];
-  readonly workflow?: string;
-  readonly createdAfter?: Date;
-  readonly createdBefore?: Date;
-  /** The `nextCursor` of the previous page. */
-  readonly cursor?: string;
-  /** @defaultValue 50 */
-  readonly limit?: number;
-}
-
-/** One page of runs. */
-export interface RunPage {
-  readonly runs: RunStatus[];
-  /** Pass as `cursor` for the next page; absent on the last page. */
-  readonly nextCursor?: string;
-}
-
 /**
  * Cyclone's PostgreSQL store: the only place that speaks SQL. Every state write is one of core's
  * transitions, fenced by the states the table allows (and, for a worker's writes, by its claim
  * token), and commits together with its events.
  */
-export class PostgresStore {
-  readonly pool: pg.Pool;
+export class PostgresStore implements CycloneStore {
+  private readonly pool: pg.Pool;
   readonly tables: Tables;
   private readonly exec: Executor;
 
@@ -177,10 +117,7 @@ export class PostgresStore {
    * transaction. A run whose idempotency key exists already is not inserted; its existing id is
    * returned with `created: false`.
    */
-  async submit(
-    runs: readonly NewRun[],
-    tx?: Queryable,
-  ): Promise<{ runId: string; created: boolean }[]> {
+  async submit(runs: readonly NewRun[], tx?: Queryable): Promise<SubmittedRun[]> {
     const exec = tx ? this.exec.on(tx) : this.exec;
     const inserted = new Set(
       (await exec.rows<{ id: string }>(insertRuns, insertRunsParams(runs))).map((r) => r.id),
@@ -403,10 +340,7 @@ export class PostgresStore {
   }
 
   /** Extends the leases of held steps; returns the ids still held (the others were lost). */
-  async heartbeat(
-    held: readonly { stepId: string; claimToken: string }[],
-    leaseMs: number,
-  ): Promise<Set<string>> {
+  async heartbeat(held: readonly HeldStep[], leaseMs: number): Promise<Set<string>> {
     if (held.length === 0) return new Set();
     const rows = await this.exec.rows<{ id: string }>(heartbeatSteps, [
       held.map((h) => h.stepId),
@@ -539,12 +473,7 @@ export class PostgresStore {
    * and discarded as permanent with an error that names the kind, then its run is settled, all
    * in one transaction. Returns how many steps it failed.
    */
-  async failUnservedSteps(p: {
-    claimant: string;
-    livenessMs: number;
-    graceMs: number;
-    limit?: number;
-  }): Promise<number> {
+  async failUnservedSteps(p: UnservedStepsSweep): Promise<number> {
     const steps = await this.exec.rows<{ id: string; run_id: string; kind: string }>(
       findUnservedSteps,
       [p.livenessMs, p.graceMs, p.limit ?? 100],
@@ -578,6 +507,25 @@ export class PostgresStore {
       if (done) failed++;
     }
     return failed;
+  }
+
+  /** Listens for the database's wake-ups on one connection of the pool (see {@link Notifier}). */
+  async subscribe(listener: StoreListener): Promise<Subscription> {
+    const channels: string[] = [];
+    if (listener.stepsAvailable) channels.push(Channels.stepsAvailable);
+    if (listener.runsEnded) channels.push(Channels.runsEnded);
+    const notifier = new Notifier({
+      pool: this.pool,
+      channels,
+      onNotification: (channel, payload) => {
+        if (channel === Channels.stepsAvailable) listener.stepsAvailable?.(payload);
+        else if (channel === Channels.runsEnded) listener.runsEnded?.(payload.split(','));
+      },
+      ...(listener.reconnected ? { onReconnect: listener.reconnected } : {}),
+      ...(listener.error ? { onError: listener.error } : {}),
+    });
+    await notifier.start();
+    return { close: () => notifier.stop() };
   }
 
   /** Runs a statement again when Postgres aborted it for a deadlock. */

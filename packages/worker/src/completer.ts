@@ -1,4 +1,4 @@
-import type { Completion, PostgresStore } from '@cyclone/store-postgres';
+import type { Completion, WorkerStore } from '@cyclone/store-postgres';
 
 interface Pending {
   readonly completion: Completion;
@@ -17,7 +17,7 @@ export class BatchCompleter {
   private readonly drains = new Set<Promise<void>>();
 
   constructor(
-    private readonly store: PostgresStore,
+    private readonly store: Pick<WorkerStore, 'complete'>,
     private readonly maxBatch: number,
     private readonly parallel = 2,
   ) {}

@@ -1,6 +1,5 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { pino, type Logger } from 'pino';
 import {
   backoffDelay,
@@ -13,7 +12,13 @@ import {
   toMilliseconds,
   ValidationError,
 } from '@cyclone/core';
-import { Channels, Notifier, PostgresStore, type ClaimedStep } from '@cyclone/store-postgres';
+import {
+  connectStore,
+  type ClaimedStep,
+  type StoreNotifications,
+  type Subscription,
+  type WorkerStore,
+} from '@cyclone/store-postgres';
 import { BatchCompleter } from './completer.js';
 import type { StopOptions, WorkerOptions } from './options.js';
 import type { Handler, StepContext } from './step-context.js';
@@ -62,8 +67,8 @@ class StepTimeoutError extends Error {
 export class Worker {
   /** This worker's id, as recorded on its claims. */
   readonly id: string;
-  readonly store: PostgresStore;
-  private readonly ownPool: pg.Pool | undefined;
+  readonly store: WorkerStore & StoreNotifications;
+  private readonly closeConnection: () => Promise<void>;
   private readonly logger: Logger;
   private readonly handlers: ReadonlyMap<string, Handler>;
   private readonly kinds: readonly string[];
@@ -85,7 +90,7 @@ export class Worker {
   /** Claim only once this many places (slots plus buffer) are free, so claims come in batches. */
   private readonly claimBatchMin: number;
   private readonly executions = new Set<Promise<void>>();
-  private notifier: Notifier | undefined;
+  private subscription: Subscription | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private registrationTimer: NodeJS.Timeout | undefined;
@@ -98,7 +103,7 @@ export class Worker {
 
   constructor(options: WorkerOptions) {
     const problems = [];
-    if (!options.pool && typeof options.connectionString !== 'string') {
+    if (!options?.pool && typeof options?.connectionString !== 'string') {
       problems.push({
         path: 'connectionString',
         message: 'expected a connection string or a pg Pool (`pool`)',
@@ -133,23 +138,24 @@ export class Worker {
     if (problems.length > 0) throw new ValidationError('worker options', problems);
 
     this.id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-    this.ownPool = options.pool
-      ? undefined
-      : new pg.Pool({ connectionString: options.connectionString, max: 4 });
-    this.store = new PostgresStore({
-      pool: options.pool ?? this.ownPool!,
-      ...(options.schema === undefined ? {} : { schema: options.schema }),
-    });
     this.logger = (options.logger ?? pino({ name: 'cyclone-worker' })).child({ worker: this.id });
-    // pg emits an idle connection's failure (a Postgres restart or failover, pg_terminate_backend)
-    // on its pool; with no listener that crashes the process. The pool has already dropped the
-    // connection and opens a new one when needed, so logging is all there is to do.
-    this.ownPool?.on('error', (error) => {
-      this.logger.warn(
-        { err: error },
-        'an idle database connection was lost; the pool replaces it',
-      );
-    });
+    const connection = connectStore(
+      {
+        ...options,
+        maxConnections: 4,
+        // pg reports an idle connection's failure (a Postgres restart or failover,
+        // pg_terminate_backend) on its pool, which has already dropped it and opens a new one when
+        // needed, so logging is all there is to do.
+        onIdleConnectionError: (error) =>
+          this.logger.warn(
+            { err: error },
+            'an idle database connection was lost; the pool replaces it',
+          ),
+      },
+      'worker options',
+    );
+    this.store = connection.store;
+    this.closeConnection = connection.close;
     this.handlers = new Map(handlers as [string, Handler][]);
     this.kinds = [...this.handlers.keys()];
     this.concurrency = concurrency;
@@ -182,18 +188,14 @@ export class Worker {
       throw new Error(`worker ${this.id} cannot start: it is ${this.state}`);
     this.state = 'running';
     const kinds = new Set(this.kinds);
-    this.notifier = new Notifier({
-      pool: this.store.pool,
-      channels: [Channels.stepsAvailable],
-      onNotification: (_channel, kind) => {
-        if (!kinds.has(kind)) return;
-        this.signalWork();
+    this.subscription = await this.store.subscribe({
+      stepsAvailable: (kind) => {
+        if (kinds.has(kind)) this.signalWork();
       },
-      onReconnect: () => this.signalWork(),
-      onError: (error) =>
+      reconnected: () => this.signalWork(),
+      error: (error) =>
         this.logger.warn({ err: error }, 'notification connection lost; polling meanwhile'),
     });
-    await this.notifier.start();
     await this.store.registerWorker(this.id, this.kinds);
     this.registrationTimer = setInterval(() => {
       this.store.registerWorker(this.id, this.kinds).catch((error: unknown) => {
@@ -215,7 +217,7 @@ export class Worker {
     const wasRunning = this.state === 'running';
     this.state = 'stopping';
     clearInterval(this.pollTimer);
-    await this.notifier?.stop();
+    await this.subscription?.close();
     await this.fetching;
     await this.releaseBuffered();
     if (wasRunning) {
@@ -238,7 +240,7 @@ export class Worker {
       );
     });
     this.state = 'stopped';
-    await this.ownPool?.end();
+    await this.closeConnection();
     this.logger.info('worker stopped');
   }
 

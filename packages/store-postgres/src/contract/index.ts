@@ -1,0 +1,26 @@
+/**
+ * The store contract: what the worker, the client and the scheduler need from the database, as
+ * interfaces. `PostgresStore` implements all of them; consumers depend on the interfaces and get an
+ * implementation from {@link connectStore}.
+ *
+ * @packageDocumentation
+ */
+import type { WorkerStore } from './worker-store.js';
+import type { RunCommands, RunReads } from './run-store.js';
+import type { MaintenanceStore } from './maintenance-store.js';
+import type { StoreNotifications } from './notifications.js';
+
+export type * from './worker-store.js';
+export type * from './run-store.js';
+export type * from './maintenance-store.js';
+export type * from './notifications.js';
+
+/** What `@cyclone/client` uses. */
+export type ClientStore = RunCommands & RunReads & StoreNotifications;
+
+/** Everything a Cyclone store does. */
+export type CycloneStore = WorkerStore &
+  RunCommands &
+  RunReads &
+  MaintenanceStore &
+  StoreNotifications;

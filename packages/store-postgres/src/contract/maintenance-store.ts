@@ -1,0 +1,37 @@
+/** What {@link MaintenanceStore.failUnservedSteps} needs. */
+export interface UnservedStepsSweep {
+  /** Recorded as the claimant of the steps it fails. */
+  readonly claimant: string;
+  /** A worker whose registration is older than this counts as gone. */
+  readonly livenessMs: number;
+  /** How long a step may be available with no live worker for its kind. */
+  readonly graceMs: number;
+  /** Most steps failed in one pass. @defaultValue 100 */
+  readonly limit?: number;
+}
+
+/**
+ * What the scheduler's scanners need: leader election among replicas and the time-driven sweeps.
+ * Every sweep is bounded per pass and safe to run again.
+ */
+export interface MaintenanceStore {
+  /**
+   * Takes or renews the named leader lease for `holder`; true while `holder` leads. Replicas call
+   * it every interval, so a leader that dies is replaced once its lease expires.
+   */
+  attemptLeadership(name: string, holder: string, leaseMs: number): Promise<boolean>;
+  /** Gives up the named lease if `holder` has it. */
+  resignLeadership(name: string, holder: string): Promise<void>;
+  /**
+   * The recovery sweep: steps whose lease expired go back to available (reclaims + 1, no attempt
+   * charged, no backoff), or are discarded with `reclaim_limit` once reclaimed `maxReclaims`
+   * times. Returns how many steps it moved.
+   */
+  reclaimExpired(limit?: number): Promise<number>;
+  /**
+   * Fails steps that no live worker can run (available for longer than `graceMs` while workers are
+   * live and none handles the kind), discarded as permanent with an error naming the kind.
+   * Returns how many steps it failed.
+   */
+  failUnservedSteps(sweep: UnservedStepsSweep): Promise<number>;
+}

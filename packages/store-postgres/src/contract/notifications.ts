@@ -1,0 +1,25 @@
+/** Callbacks of {@link StoreNotifications.subscribe}; give only the ones you need. */
+export interface StoreListener {
+  /** Steps of `kind` may have become claimable. */
+  readonly stepsAvailable?: (kind: string) => void;
+  /** These runs reached a terminal state. */
+  readonly runsEnded?: (runIds: readonly string[]) => void;
+  /** The listening connection was lost and is back: notifications in between may be lost, so poll once. */
+  readonly reconnected?: () => void;
+  /** The listening connection failed; it reconnects with backoff by itself. */
+  readonly error?: (error: unknown) => void;
+}
+
+/** An open subscription; `close()` stops it and gives its connection back. */
+export interface Subscription {
+  close(): Promise<void>;
+}
+
+/**
+ * Wake-ups pushed by the database. They only make waiting shorter: everything that subscribes also
+ * polls, so a lost notification delays work and never loses it.
+ */
+export interface StoreNotifications {
+  /** Starts listening; resolves once the subscription is in place. */
+  subscribe(listener: StoreListener): Promise<Subscription>;
+}

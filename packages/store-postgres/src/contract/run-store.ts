@@ -1,0 +1,57 @@
+import type { RunState, RunStatus, StepEvent, StepStatus } from '@cyclone/core';
+import type { NewRun } from '../submission.js';
+import type { Queryable } from '../executor.js';
+
+/** What {@link RunCommands.submit} returns for each run. */
+export interface SubmittedRun {
+  readonly runId: string;
+  /** False when an existing run with the same idempotency key was returned. */
+  readonly created: boolean;
+}
+
+/** Filters of {@link RunReads.listRuns}. */
+export interface RunQuery {
+  readonly states?: readonly RunState[];
+  readonly workflow?: string;
+  readonly createdAfter?: Date;
+  readonly createdBefore?: Date;
+  /** The `nextCursor` of the previous page. */
+  readonly cursor?: string;
+  /** @defaultValue 50 */
+  readonly limit?: number;
+}
+
+/** One page of runs. */
+export interface RunPage {
+  readonly runs: RunStatus[];
+  /** Pass as `cursor` for the next page; absent on the last page. */
+  readonly nextCursor?: string;
+}
+
+/** The writes an application or an operator makes on runs. */
+export interface RunCommands {
+  /**
+   * Inserts runs with all their steps in one statement, on the pool or on the caller's own
+   * transaction. A run whose idempotency key exists already is not inserted; its existing id is
+   * returned with `created: false`.
+   */
+  submit(runs: readonly NewRun[], tx?: Queryable): Promise<SubmittedRun[]>;
+}
+
+/** Reads of runs, steps and events. None of them writes. */
+export interface RunReads {
+  /** One run's status, or undefined for an unknown id. */
+  getRun(runId: string): Promise<RunStatus | undefined>;
+  /** The statuses of several runs (unknown ids are left out). */
+  getRuns(runIds: readonly string[]): Promise<RunStatus[]>;
+  /** Runs newest first, filtered, one page at a time (follow `nextCursor`). */
+  listRuns(query?: RunQuery): Promise<RunPage>;
+  /** A run's steps: nodes in declaration order, then item tasks in item order, with outputs. */
+  listSteps(runId: string): Promise<StepStatus[]>;
+  /** A run's events in order, after the event id `afterId` when given. */
+  listEvents(runId: string, afterId?: number, limit?: number): Promise<StepEvent[]>;
+  /** A node's state and output (item tasks excluded), or undefined for an unknown node. */
+  nodeOutput(runId: string, node: string): Promise<{ state: string; output: unknown } | undefined>;
+  /** The outputs of a run's completed leaf nodes: its result. */
+  leafOutputs(runId: string): Promise<{ node: string; output: unknown }[]>;
+}

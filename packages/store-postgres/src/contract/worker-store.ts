@@ -1,0 +1,93 @@
+import type { BackoffPolicy, ErrorKind } from '@cyclone/core';
+
+/** What {@link WorkerStore.claim} needs. */
+export interface ClaimRequest {
+  /** Handler kinds the worker serves; only steps of these kinds are claimed. */
+  readonly kinds: readonly string[];
+  /** Most steps to claim in this call. */
+  readonly limit: number;
+  /** The claiming worker's id, recorded on the step and its `step_started` event. */
+  readonly workerId: string;
+  /** How long the claim holds without a heartbeat. */
+  readonly leaseMs: number;
+}
+
+/** A step a worker now holds, with everything its handler needs. */
+export interface ClaimedStep {
+  readonly id: string;
+  readonly runId: string;
+  readonly node: string;
+  readonly nodeType: string;
+  readonly kind: string;
+  /** Attempts ended before this one; this attempt is `attempts + 1`. */
+  readonly attempts: number;
+  readonly maxAttempts: number;
+  readonly reclaims: number;
+  readonly timeoutMs: number | null;
+  readonly backoff: BackoffPolicy | null;
+  /** The fence of every later write about this claim. */
+  readonly claimToken: string;
+  readonly leaseExpiresAt: Date;
+  readonly workflow: string;
+  readonly input: unknown;
+  readonly deps: Readonly<Record<string, unknown>>;
+  readonly item: unknown;
+  readonly itemIndex: number | null;
+}
+
+/** A held step: the pair every fenced write is checked against. */
+export interface HeldStep {
+  readonly stepId: string;
+  readonly claimToken: string;
+}
+
+/** A handler's success, ready to record. */
+export interface Completion extends HeldStep {
+  /** The output as JSON text, already validated. */
+  readonly outputJson: string;
+}
+
+/** A handler's failure, ready to record. */
+export interface Failure extends HeldStep {
+  /** `retryable` (thrown error, timeout), `permanent` (`permanent()`, oversize output) or `transient`. */
+  readonly errorKind:
+    typeof ErrorKind.Retryable | typeof ErrorKind.Permanent | typeof ErrorKind.Transient;
+  readonly error: string;
+  readonly panicStack: string | null;
+  /** Attempts ended before the failed one, and the limit, as claimed. */
+  readonly attempts: number;
+  readonly maxAttempts: number;
+  /** Backoff before the next attempt when the failure is retried. */
+  readonly retryDelayMs: number;
+}
+
+/** What became of a recorded failure; `fenced` means the claim had moved on and nothing was written. */
+export type FailureOutcome = 'retried' | 'discarded' | 'fenced';
+
+/**
+ * What a worker needs from the database: claim steps, record their outcomes fenced by the claim,
+ * keep leases alive, and say which kinds it serves. Every write moves a step by one of core's
+ * transitions and commits together with its events.
+ */
+export interface WorkerStore {
+  /** Claims available steps of the given kinds whose time has come, oldest first. */
+  claim(request: ClaimRequest): Promise<ClaimedStep[]>;
+  /**
+   * Records handler successes (and everything they make necessary: the run's completion, the
+   * promotion of dependents) atomically. Returns the ids whose completion was accepted; the others
+   * were fenced out and nothing of them was written.
+   */
+  complete(completions: readonly Completion[]): Promise<Set<string>>;
+  /** Records a handler failure: retried after its backoff, or discarded with the run settled. */
+  fail(failure: Failure): Promise<FailureOutcome>;
+  /** Delays a running step without charging an attempt (`snooze(d)`); false when fenced out. */
+  snooze(stepId: string, claimToken: string, delayMs: number): Promise<boolean>;
+  /** Gives a running step back without charging an attempt (graceful shutdown); false when fenced out. */
+  release(stepId: string, claimToken: string): Promise<boolean>;
+  /** Extends the leases of held steps; returns the ids still held (the others were lost). */
+  heartbeat(held: readonly HeldStep[], leaseMs: number): Promise<Set<string>>;
+  /** Registers (or refreshes) a live worker and the kinds it handles. */
+  registerWorker(workerId: string, kinds: readonly string[]): Promise<void>;
+  /** Forgets a stopped worker. */
+  deregisterWorker(workerId: string): Promise<void>;
+}
