@@ -25,6 +25,8 @@ export * from './random.js';
 export * from './backoff.js';
 export * from './stable-hash.js';
 export * from './json-payload.js';
+export * from './cron-schedule.js';
+export * from './schedule-policy.js';
 export * from './definition-graph.js';
 // Named, so that the zod helpers definition.ts shares with the builder stay internal.
 export {
