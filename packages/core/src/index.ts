@@ -25,6 +25,7 @@ export * from './random.js';
 export * from './backoff.js';
 export * from './stable-hash.js';
 export * from './json-payload.js';
+export * from './text-value.js';
 export * from './definition-graph.js';
 // Named, so that the zod helpers definition.ts shares with the builder stay internal.
 export {
@@ -54,3 +55,4 @@ export {
   isWorkflowNodeType,
 } from './definition.js';
 export * from './workflow-builder.js';
+export * from './step-labels.js';
