@@ -28,6 +28,7 @@ import {
 import {
   parseEnqueueOptions,
   parseKind,
+  parseLookupName,
   parseSubmitOptions,
   type EnqueueOptions,
   type SubmitOptions,
@@ -230,8 +231,13 @@ export class Client {
     return run;
   }
 
-  /** Runs newest first, by state, workflow and creation time; follow `nextCursor` for more. */
+  /**
+   * Runs newest first, by state, workflow and creation time; follow `nextCursor` for more.
+   *
+   * @throws ValidationError when `workflow` is not well-formed text (U+0000, a lone surrogate)
+   */
   async listRuns(query: RunQuery = {}): Promise<RunPage> {
+    if (query.workflow !== undefined) parseLookupName(query.workflow, 'run query', 'workflow');
     return this.store.listRuns(query);
   }
 
@@ -305,8 +311,10 @@ export class Client {
    * One node's output, once that node completed.
    *
    * @throws NotFoundError for an unknown run or node, or a node that has not completed
+   * @throws ValidationError when `node` is not well-formed text (U+0000, a lone surrogate)
    */
   async output(runId: string, node: string): Promise<unknown> {
+    parseLookupName(node, 'output lookup', 'node');
     await this.getRun(runId);
     const step = await this.store.nodeOutput(runId, node);
     if (!step) throw new NotFoundError('node', `${node} of run ${runId}`);

@@ -15,4 +15,5 @@
  */
 export { Client, type ClientOptions, type Submitted, type WaitOptions } from './client.js';
 export type { SubmitOptions, EnqueueOptions, RunOptions } from './options.js';
+export { MaxIdempotencyKeyLength } from './options.js';
 export type { RunQuery, RunPage } from '@cyclone/store-postgres';

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { isDuration, ValidationError, type Duration } from '@cyclone/core';
+import {
+  assertTextValue,
+  isDuration,
+  NamePattern,
+  textValue,
+  ValidationError,
+  type Duration,
+} from '@cyclone/core';
 import type { Queryable } from '@cyclone/store-postgres';
 
 const duration = z.custom<Duration>((v) => isDuration(v), {
@@ -17,7 +24,12 @@ export interface RunOptions {
   readonly runDeadline?: Duration;
   /** A step whose lease expires after this many reclaims is discarded (`reclaim_limit`). */
   readonly maxReclaims?: number;
-  /** A second submission with the same key returns the first run instead of creating another. */
+  /**
+   * A second submission with the same key returns the first run instead of creating another. A
+   * non-empty string of at most {@link MaxIdempotencyKeyLength} characters, without U+0000 or lone
+   * surrogates (Postgres text cannot hold the first, and the driver turns the second into U+FFFD,
+   * which would make different keys collide).
+   */
   readonly idempotencyKey?: string;
   /** Insert inside the caller's own transaction (a client with `BEGIN` issued). */
   readonly tx?: Queryable;
@@ -39,10 +51,19 @@ export interface EnqueueOptions extends RunOptions {
   readonly timeout?: Duration;
 }
 
+// Names in definitions are at most 128 characters (NamePattern); a lookup may be given anything,
+// and anything well-formed is simply not found, but an unbounded string is not worth sending.
+const MaxLookupNameLength = 1024;
+
+/** The longest idempotency key, in Unicode characters. */
+export const MaxIdempotencyKeyLength = 512;
+
 const runOptionsShape = {
   runDeadline: duration.optional(),
   maxReclaims: z.number().int().min(0).optional(),
-  idempotencyKey: z.string().min(1).max(512).optional(),
+  idempotencyKey: textValue('an idempotency key', {
+    maxLength: MaxIdempotencyKeyLength,
+  }).optional(),
   tx: queryable.optional(),
 };
 
@@ -56,9 +77,12 @@ const enqueueOptionsSchema = z
   })
   .strict();
 
-const kindSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'expected 1 to 128 letters, digits, or _ . : -');
+// Well-formed text first (so U+0000 or a lone surrogate is named as such), then the name pattern
+// every kind in a workflow definition follows.
+const kindSchema = textValue('a handler kind', { maxLength: 128 }).regex(NamePattern, {
+  error: (issue) =>
+    `expected 1 to 128 letters, digits, or _ . : -, got ${JSON.stringify(issue.input)}`,
+});
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, subject: string): T {
   const result = schema.safeParse(value ?? {});
@@ -82,6 +106,14 @@ export function parseEnqueueOptions(value: unknown): EnqueueOptions {
   return parse(enqueueOptionsSchema, value, 'enqueue options');
 }
 
+/**
+ * Validates a workflow or node name given to a read, so that a name Postgres text
+ * cannot hold is refused as bad input rather than failing in the query.
+ */
+export function parseLookupName(value: unknown, subject: string, path: string): string {
+  return assertTextValue(value, subject, path, { maxLength: MaxLookupNameLength });
+}
+
 /** Validates a handler kind. */
 export function parseKind(value: unknown): string {
   const result = kindSchema.safeParse(value);
@@ -89,7 +121,7 @@ export function parseKind(value: unknown): string {
   throw new ValidationError('job kind', [
     {
       path: 'kind',
-      message: `${result.error.issues[0]?.message ?? 'invalid'}, got ${JSON.stringify(value)}`,
+      message: result.error.issues[0]?.message ?? 'invalid',
     },
   ]);
 }

@@ -6,12 +6,12 @@
  *   npx tsx scripts/state-diagram.ts --check   exit 1 if stale  (npm run verify -w @cyclone/core)
  *
  * The output goes through Prettier with the repository's config, so `prettier --check` agrees with it.
+ * docs/states.md, the users' page, comes from the same tables through `states-doc.ts`.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { format, resolveConfig } from 'prettier';
 import { isTerminalRun, isTerminalStep, RUN_STATES, STEP_STATES } from '../src/states.js';
 import { RUN_TRANSITIONS, STEP_TRANSITIONS, type TransitionRow } from '../src/transitions.js';
+import { writeOrCheck } from './generated-file.js';
 
 const TARGET = fileURLToPath(new URL('../STATE_MACHINE.md', import.meta.url));
 const REGENERATE = 'npm run diagram -w @cyclone/core';
@@ -137,25 +137,4 @@ function document(): string {
   ].join('\n');
 }
 
-async function main(): Promise<void> {
-  const config = (await resolveConfig(TARGET)) ?? {};
-  const output = await format(document(), { ...config, filepath: TARGET });
-  if (process.argv.includes('--check')) {
-    let current: string | undefined;
-    try {
-      current = readFileSync(TARGET, 'utf8');
-    } catch {
-      current = undefined;
-    }
-    if (current !== output) {
-      console.error(`STATE_MACHINE.md is stale: run ${REGENERATE}`);
-      process.exit(1);
-    }
-    console.log('STATE_MACHINE.md is up to date');
-    return;
-  }
-  writeFileSync(TARGET, output);
-  console.log(`wrote ${TARGET}`);
-}
-
-await main();
+await writeOrCheck({ target: TARGET, text: document(), regenerate: REGENERATE });

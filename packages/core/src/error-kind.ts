@@ -30,6 +30,22 @@ export const DISCARD_REASONS = [
 ] as const;
 export type DiscardReason = (typeof DISCARD_REASONS)[number];
 
+/**
+ * Whether recording an error of a kind ends the step, as the state reference's Error Kinds table
+ * says: `yes` (the step is discarded), `no` (the step runs again, no attempt charged) or `both`
+ * (retried while attempts remain, discarded on the last one). Exactly the kinds that are not `no`
+ * are {@link DISCARD_REASONS}.
+ */
+export const ERROR_KIND_TERMINAL: Readonly<Record<ErrorKind, 'yes' | 'no' | 'both'>> =
+  Object.freeze({
+    retryable: 'both',
+    permanent: 'yes',
+    deadline: 'yes',
+    reclaim_limit: 'yes',
+    snooze: 'no',
+    transient: 'no',
+  });
+
 /** What a step does when one of its dependencies is discarded. */
 export const OnDepFailure = {
   /** Default: the discard fails the run (fail-fast cancels the other non-terminal steps). */

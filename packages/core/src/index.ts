@@ -27,6 +27,7 @@ export * from './stable-hash.js';
 export * from './json-payload.js';
 export * from './cron-schedule.js';
 export * from './schedule-policy.js';
+export * from './text-value.js';
 export * from './definition-graph.js';
 // Named, so that the zod helpers definition.ts shares with the builder stay internal.
 export {
@@ -56,3 +57,4 @@ export {
   isWorkflowNodeType,
 } from './definition.js';
 export * from './workflow-builder.js';
+export * from './step-labels.js';

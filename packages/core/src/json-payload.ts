@@ -1,4 +1,5 @@
 import { type ValidationIssue, ValidationError } from './errors.js';
+import { findIllFormedText } from './text-value.js';
 
 /**
  * Turning a run input, job arguments, a signal payload or a step output into the JSON text Cyclone
@@ -217,26 +218,17 @@ function checkText(
   what: 'string' | 'property name',
   report: (path: string, message: string) => void,
 ): void {
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit === 0) {
-      report(
-        path,
-        `a ${what} containing \\u0000 (at index ${i}), which Postgres jsonb cannot store, expected text without NUL characters`,
-      );
-      return;
-    }
-    if (unit >= 0xd800 && unit <= 0xdfff) {
-      if (unit <= 0xdbff && isLowSurrogate(text.charCodeAt(i + 1))) {
-        i++;
-        continue;
-      }
-      report(
-        path,
-        `a ${what} with an unpaired UTF-16 surrogate (at index ${i}), which Postgres jsonb rejects, expected well-formed Unicode`,
-      );
-      return;
-    }
+  const bad = findIllFormedText(text);
+  if (bad?.problem === 'nul') {
+    report(
+      path,
+      `a ${what} containing \\u0000 (at index ${bad.index}), which Postgres jsonb cannot store, expected text without NUL characters`,
+    );
+  } else if (bad?.problem === 'lone_surrogate') {
+    report(
+      path,
+      `a ${what} with an unpaired UTF-16 surrogate (at index ${bad.index}), which Postgres jsonb rejects, expected well-formed Unicode`,
+    );
   }
 }
 
