@@ -107,7 +107,7 @@ async function startDurable(
     const created = !isInitialised(dataDir);
     if (!created) removeStalePostmasterPid(dataDir);
     const port = options.port ?? (await durablePort(dataDir, options.log));
-    if (created) options.log?.(`creating a PostgreSQL cluster in ${dataDir}`);
+    if (created) options.log?.(`creating a development database in ${dataDir}`);
     const server = await launch({ dataDir, port, created, durable: true, options });
     storePort(dataDir, port);
     return {

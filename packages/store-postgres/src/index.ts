@@ -22,6 +22,12 @@ export {
   type MigrateResult,
 } from './migrate.js';
 export {
+  migrationStatus,
+  type MigrationStatus,
+  type MigrationState,
+  type MigrationStatusOptions,
+} from './migration-status.js';
+export {
   PostgresStore,
   type PostgresStoreOptions,
   type ClaimRequest,
