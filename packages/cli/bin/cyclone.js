@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import { main } from '../dist/main.js';
+import { runFromShell } from '../dist/shell.js';
 
-process.exitCode = await main(process.argv.slice(2));
+await runFromShell();

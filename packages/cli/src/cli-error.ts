@@ -6,3 +6,14 @@ export class UsageError extends Error {
     this.name = 'UsageError';
   }
 }
+
+/** The operation cannot go ahead for a reason the message gives in one line: exit code 1. */
+export class RefusedError extends Error {
+  constructor(
+    message: string,
+    readonly code = 'REFUSED',
+  ) {
+    super(message);
+    this.name = 'RefusedError';
+  }
+}

@@ -1,9 +1,14 @@
 import { UsageError } from './cli-error.js';
 
-/** The database URL from `--database-url`, else `CYCLONE_DATABASE_URL`, else none. */
+/**
+ * The database URL from `--database-url`, else `CYCLONE_DATABASE_URL`, else `DATABASE_URL` (the
+ * name most platforms set), else none.
+ */
 export function databaseUrlFrom(flag: string | undefined, env = process.env): string | undefined {
-  const url = flag ?? env.CYCLONE_DATABASE_URL;
-  return url === undefined || url === '' ? undefined : url;
+  for (const url of [flag, env.CYCLONE_DATABASE_URL, env.DATABASE_URL]) {
+    if (url !== undefined && url !== '') return url;
+  }
+  return undefined;
 }
 
 /** Like {@link databaseUrlFrom}, but a command that needs a database fails clearly without one. */
@@ -15,4 +20,15 @@ export function requireDatabaseUrl(flag: string | undefined, env = process.env):
     );
   }
   return url;
+}
+
+/** `url` with its password hidden, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '<unparseable URL>';
+  }
 }

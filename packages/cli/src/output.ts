@@ -4,6 +4,8 @@ export interface Output {
   err(line: string): void;
   /** Whether stdout is a terminal (colours and live redraws are then welcome). */
   readonly isTTY: boolean;
+  /** Overrides whether to colour (default: `isTTY`); `NO_COLOR` wins over both. */
+  readonly colour?: boolean;
 }
 
 /** The process's own streams. */

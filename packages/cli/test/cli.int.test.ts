@@ -84,7 +84,7 @@ describe('inspecting runs', () => {
     expect(types[types.length - 1]).toBe('run_completed');
   }, 60_000);
 
-  it('says which run is unknown', async () => {
+  it('says which run is unknown, with exit code 3', async () => {
     const result = await cyclone(
       'runs',
       'show',
@@ -92,7 +92,7 @@ describe('inspecting runs', () => {
       '--database-url',
       db.url,
     );
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(3);
     expect(result.err).toContain('run 01a229e5-df75-7000-8d9c-0f8cffc21820 not found [NOT_FOUND]');
   });
 });

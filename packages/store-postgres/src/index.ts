@@ -24,6 +24,12 @@ export { PostgresStore, type PostgresStoreOptions } from './store.js';
 export type * from './contract/index.js';
 export { connectStore, type StoreConnection, type StoreConnectionOptions } from './connect.js';
 export {
+  migrationStatus,
+  type MigrationStatus,
+  type MigrationState,
+  type MigrationStatusOptions,
+} from './migration-status.js';
+export {
   runOfDefinition,
   runOfJob,
   type NewRun,

@@ -11,6 +11,7 @@ export interface GlobalFlags {
 export interface CommandContext {
   readonly args: readonly string[];
   readonly flags: GlobalFlags;
-  readonly options: Readonly<Record<string, string | boolean | undefined>>;
+  /** Every option the parser read, camel-cased (`--data-dir` is `dataDir`). */
+  readonly options: Readonly<Record<string, unknown>>;
   readonly output: Output;
 }

@@ -6,33 +6,53 @@ import { migrate } from '@cyclone/store-postgres';
 import { Scheduler } from '@cyclone/scheduler';
 import { Worker } from '@cyclone/worker';
 import { databaseUrlFrom } from '../database-url.js';
+import { reachingDatabase } from '../database.js';
 import { startDevDatabase, type DevDatabase } from '../dev/embedded-database.js';
 import { followRun } from '../dev/live-view.js';
 import { sampleHandlers, sampleWorkflow } from '../dev/sample-workflow.js';
 import { table } from '../output.js';
+import { awaitShutdown } from '../signals.js';
 import type { CommandContext } from './context.js';
+
+/** Exit code of a run cut short by Ctrl-C, as shells report a SIGINT. */
+const Interrupted = 130;
 
 /**
  * `cyclone dev`: the whole engine on one machine. Starts an embedded PostgreSQL (or uses
  * `--database-url`), migrates it, starts a worker and the scheduler, submits the sample workflow
- * and prints its steps' states as they change, then the result.
+ * and prints its steps' states as they change, then the result. Ctrl-C stops everything cleanly.
  */
 export async function devCommand(ctx: CommandContext): Promise<number> {
   const { output } = ctx;
-  const dataDir = path.resolve(String(ctx.options['data-dir'] ?? path.join('.cyclone', 'dev-db')));
+  const shutdown = awaitShutdown();
   let database: DevDatabase | undefined;
-  let url = databaseUrlFrom(ctx.flags.databaseUrl);
-  if (!url) {
-    database = await startDevDatabase(dataDir, (line) => output.err(line));
-    url = database.url;
-    output.err(
-      `embedded PostgreSQL running, data in ${path.relative(process.cwd(), dataDir) || dataDir}`,
-    );
+  try {
+    let url = databaseUrlFrom(ctx.flags.databaseUrl);
+    if (!url) {
+      const dataDirOption = ctx.options.dataDir;
+      const dataDir = path.resolve(
+        typeof dataDirOption === 'string' ? dataDirOption : path.join('.cyclone', 'dev-db'),
+      );
+      database = await startDevDatabase(dataDir, output);
+      url = database.url;
+      output.err(
+        `embedded PostgreSQL running on 127.0.0.1:${database.port}, data in ${path.relative(process.cwd(), dataDir) || dataDir}`,
+      );
+    }
+    if (shutdown.signal.aborted) return Interrupted;
+    return await reachingDatabase(url, () => runEngine(ctx, url, shutdown.signal));
+  } finally {
+    await database?.stop().catch(() => undefined);
+    shutdown.dispose();
   }
-  const pool = new pg.Pool({ connectionString: url, max: 8 });
+}
+
+async function runEngine(ctx: CommandContext, url: string, stop: AbortSignal): Promise<number> {
+  const { output } = ctx;
+  const pool = new pg.Pool({ connectionString: url, max: 8, connectionTimeoutMillis: 10_000 });
   pool.on('error', () => undefined); // an idle connection lost: the pool replaces it
   const logger = pino({ level: process.env.CYCLONE_LOG_LEVEL ?? 'warn' }, process.stderr);
-  const schema = ctx.flags.schema;
+  const schema = ctx.flags.schema === undefined ? {} : { schema: ctx.flags.schema };
   const worker = new Worker({
     pool,
     handlers: sampleHandlers,
@@ -40,17 +60,12 @@ export async function devCommand(ctx: CommandContext): Promise<number> {
     concurrency: 4,
     pollInterval: '250ms',
     logger,
-    ...(schema === undefined ? {} : { schema }),
+    ...schema,
   });
-  const scheduler = new Scheduler({
-    pool,
-    workflows: [sampleWorkflow],
-    logger,
-    ...(schema === undefined ? {} : { schema }),
-  });
-  const client = new Client({ pool, ...(schema === undefined ? {} : { schema }) });
+  const scheduler = new Scheduler({ pool, workflows: [sampleWorkflow], logger, ...schema });
+  const client = new Client({ pool, ...schema });
   try {
-    const { applied } = await migrate({ pool, ...(schema === undefined ? {} : { schema }) });
+    const { applied } = await migrate({ pool, ...schema });
     output.err(applied === 0 ? 'schema up to date' : `applied ${applied} migration(s)`);
     await worker.start();
     await scheduler.start();
@@ -60,7 +75,11 @@ export async function devCommand(ctx: CommandContext): Promise<number> {
       orderId: Math.floor(Math.random() * 9000) + 1000,
     });
     output.out(`submitted run ${runId} of workflow "${sampleWorkflow.name}"\n`);
-    const run = await followRun(client, runId, output);
+    const run = await followRun(client, runId, output, stop);
+    if (!run) {
+      output.err('interrupted: stopping the worker, the scheduler and the database');
+      return Interrupted;
+    }
     output.out('');
     output.out(`run ${run.state} in ${run.totalRunTimeMs ?? '?'}ms`);
     const steps = await client.listSteps(runId);
@@ -77,10 +96,8 @@ export async function devCommand(ctx: CommandContext): Promise<number> {
       output.out(`\nthe engine keeps running (Ctrl-C stops it); from another terminal:`);
       output.out(`  npx cyclone steps ${runId} --database-url ${url}`);
       output.out(`  npx cyclone events ${runId} --database-url ${url}`);
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
+      await new Promise((resolve) => stop.addEventListener('abort', resolve, { once: true }));
+      output.err('stopping the worker, the scheduler and the database');
     } else {
       output.out(
         `\nrun \`npx cyclone dev --keep\` to keep the engine running and inspect the run.`,
@@ -88,10 +105,14 @@ export async function devCommand(ctx: CommandContext): Promise<number> {
     }
     return run.state === 'completed' ? 0 : 1;
   } finally {
-    await worker.stop({ timeout: '5s' });
-    await scheduler.stop();
-    await client.close();
-    await pool.end();
-    await database?.stop();
+    // After Ctrl-C the terminal may have signalled the database too: shut down without noise.
+    const quietly = (promise: Promise<unknown>) =>
+      promise.catch((error: unknown) => {
+        if (!stop.aborted) throw error;
+      });
+    await quietly(worker.stop({ timeout: '5s' }));
+    await quietly(scheduler.stop());
+    await quietly(client.close());
+    await quietly(pool.end());
   }
 }

@@ -1,12 +1,55 @@
-import { migrate } from '@cyclone/store-postgres';
-import type { CommandContext } from './context.js';
+import { migrate, migrationStatus } from '@cyclone/store-postgres';
 import { requireDatabaseUrl } from '../database-url.js';
+import { openPool, reachingDatabase } from '../database.js';
+import { table } from '../output.js';
+import type { CommandContext } from './context.js';
 
-/** `cyclone migrate`: applies Cyclone's migrations to the database. */
+/** `cyclone migrate [--status]`: applies Cyclone's migrations, or lists applied and pending ones. */
 export async function migrateCommand(ctx: CommandContext): Promise<number> {
-  const connectionString = requireDatabaseUrl(ctx.flags.databaseUrl);
-  const { applied } = await migrate({ connectionString, schema: ctx.flags.schema });
-  if (ctx.flags.json) ctx.output.out(JSON.stringify({ applied }));
-  else ctx.output.out(applied === 0 ? 'database is up to date' : `applied ${applied} migration(s)`);
-  return 0;
+  const url = requireDatabaseUrl(ctx.flags.databaseUrl);
+  const pool = openPool(url, 1);
+  const schema = ctx.flags.schema;
+  try {
+    if (ctx.options.status) {
+      const status = await reachingDatabase(url, () => migrationStatus({ pool, schema }));
+      printStatus(ctx, status.migrations);
+      return 0;
+    }
+    const { applied } = await reachingDatabase(url, () => migrate({ pool, schema }));
+    if (ctx.flags.json) ctx.output.out(JSON.stringify({ applied }));
+    else
+      ctx.output.out(applied === 0 ? 'database is up to date' : `applied ${applied} migration(s)`);
+    return 0;
+  } finally {
+    await pool.end();
+  }
+}
+
+type Migration = Awaited<ReturnType<typeof migrationStatus>>['migrations'][number];
+
+function printStatus(ctx: CommandContext, migrations: readonly Migration[]): void {
+  if (ctx.flags.json) {
+    ctx.output.out(JSON.stringify(migrations, null, 2));
+    return;
+  }
+  ctx.output.out(
+    table(
+      ['migration', 'state', 'generated'],
+      migrations.map((m) => [
+        m.tag,
+        m.applied
+          ? m.changedSinceApplied
+            ? 'applied (file changed since)'
+            : 'applied'
+          : 'pending',
+        m.createdAt.toISOString(),
+      ]),
+    ),
+  );
+  const pending = migrations.filter((m) => !m.applied).length;
+  ctx.output.out(
+    pending === 0
+      ? `\nall ${migrations.length} migration(s) applied`
+      : `\n${pending} pending: run \`cyclone migrate\` to apply`,
+  );
 }

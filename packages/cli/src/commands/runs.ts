@@ -28,7 +28,7 @@ export async function runsListCommand(ctx: CommandContext): Promise<number> {
       states.push(s);
     }
   }
-  const limit = ctx.options.limit === undefined ? 50 : Number(ctx.options.limit);
+  const limit = Number(ctx.options.limit ?? 50);
   if (!Number.isInteger(limit) || limit < 1)
     throw new UsageError(`--limit expects a whole number >= 1`);
   const page = await withClient(ctx, (client) =>

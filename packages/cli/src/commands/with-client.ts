@@ -1,5 +1,6 @@
 import { Client } from '@cyclone/client';
 import { requireDatabaseUrl } from '../database-url.js';
+import { openPool, reachingDatabase } from '../database.js';
 import type { CommandContext } from './context.js';
 
 /** Runs `work` with a client on the command's database, and closes it. */
@@ -7,13 +8,16 @@ export async function withClient<T>(
   ctx: CommandContext,
   work: (client: Client) => Promise<T>,
 ): Promise<T> {
+  const url = requireDatabaseUrl(ctx.flags.databaseUrl);
+  const pool = openPool(url);
   const client = new Client({
-    connectionString: requireDatabaseUrl(ctx.flags.databaseUrl),
+    pool,
     ...(ctx.flags.schema === undefined ? {} : { schema: ctx.flags.schema }),
   });
   try {
-    return await work(client);
+    return await reachingDatabase(url, () => work(client));
   } finally {
     await client.close();
+    await pool.end();
   }
 }

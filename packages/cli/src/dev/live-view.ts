@@ -1,5 +1,6 @@
 import type { Client } from '@cyclone/client';
 import { isTerminalRun, type RunStatus, type StepEvent } from '@cyclone/core';
+import { colourEnabled } from '../colour.js';
 import type { Output } from '../output.js';
 
 const colours: Readonly<Record<string, string>> = {
@@ -12,9 +13,9 @@ const colours: Readonly<Record<string, string>> = {
   cancelled: '\u001b[90m',
 };
 
-function paint(state: string, tty: boolean): string {
+function paint(state: string, enabled: boolean): string {
   const colour = colours[state];
-  return tty && colour ? `${colour}${state}\u001b[0m` : state;
+  return enabled && colour ? `${colour}${state}\u001b[0m` : state;
 }
 
 function detailOf(event: StepEvent): string {
@@ -33,20 +34,27 @@ function detailOf(event: StepEvent): string {
 
 /**
  * Prints a run's history as it happens, one line per event, until the run ends, and returns the
- * final run. Reads through the client only, like any other service would.
+ * final run; or `undefined` once `stop` is aborted. Reads through the client only, like any other
+ * service would.
  */
-export async function followRun(client: Client, runId: string, output: Output): Promise<RunStatus> {
+export async function followRun(
+  client: Client,
+  runId: string,
+  output: Output,
+  stop?: AbortSignal,
+): Promise<RunStatus | undefined> {
+  const colour = colourEnabled(output);
   const started = Date.now();
   const stamp = () => `+${((Date.now() - started) / 1000).toFixed(2).padStart(6)}s`;
   const nodes = (await client.listSteps(runId)).map((s) => s.node);
   const width = Math.max(5, ...nodes.map((n) => n.length));
   let after = 0;
-  for (;;) {
+  while (!stop?.aborted) {
     const run = await client.getRun(runId);
     for (const event of await client.events(runId, { after })) {
       after = event.id;
       const who = (event.node ?? '(run)').padEnd(width);
-      const move = `${event.from ?? '(new)'} -> ${paint(event.to ?? '?', output.isTTY)}`;
+      const move = `${event.from ?? '(new)'} -> ${paint(event.to ?? '?', colour)}`;
       const detail = detailOf(event);
       output.out(`  ${stamp()}  ${who}  ${move}${detail ? `  (${detail})` : ''}`);
     }
@@ -54,4 +62,5 @@ export async function followRun(client: Client, runId: string, output: Output): 
     if (isTerminalRun(run.state)) return run;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  return undefined;
 }

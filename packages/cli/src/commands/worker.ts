@@ -1,0 +1,92 @@
+import { pino } from 'pino';
+import { isDuration } from '@cyclone/core';
+import { Scheduler } from '@cyclone/scheduler';
+import { Worker } from '@cyclone/worker';
+import { UsageError } from '../cli-error.js';
+import { requireDatabaseUrl } from '../database-url.js';
+import { openPool, reachingDatabase } from '../database.js';
+import { awaitShutdown } from '../signals.js';
+import { loadHandlerModule } from '../worker/handler-module.js';
+import type { CommandContext } from './context.js';
+
+/** Exit code when a second signal cut the graceful shutdown short. */
+const ForcedStop = 130;
+
+/**
+ * `cyclone worker --handlers MODULE`: a production worker process. Runs until SIGTERM or SIGINT,
+ * then stops claiming and lets in-flight steps finish for `--grace` before releasing them; a
+ * second signal exits at once (the steps' leases then expire and the scheduler reclaims them).
+ */
+export async function workerCommand(ctx: CommandContext): Promise<number> {
+  const { output } = ctx;
+  const url = requireDatabaseUrl(ctx.flags.databaseUrl);
+  const concurrency = Number(ctx.options.concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new UsageError('--concurrency expects a whole number >= 1');
+  }
+  const grace = String(ctx.options.grace);
+  const graceValue = /^\d+$/.test(grace) ? Number(grace) : grace;
+  if (!isDuration(graceValue)) {
+    throw new UsageError(`--grace expects a duration such as 10s, 500ms or 2m, got "${grace}"`);
+  }
+  const module = await loadHandlerModule(String(ctx.options.handlers));
+  const schema = ctx.flags.schema === undefined ? {} : { schema: ctx.flags.schema };
+  const logger = pino({ level: process.env.CYCLONE_LOG_LEVEL ?? 'info' }, process.stderr);
+  const pool = openPool(url, concurrency + 4);
+  const worker = new Worker({
+    pool,
+    handlers: module.handlers,
+    workflows: module.workflows,
+    concurrency,
+    logger,
+    ...schema,
+  });
+  const scheduler = ctx.options.scheduler
+    ? new Scheduler({ pool, workflows: module.workflows, logger, ...schema })
+    : undefined;
+  const print = (event: string, fields: Record<string, string | number | readonly string[]>) =>
+    output.out(
+      ctx.flags.json
+        ? JSON.stringify({ event, ...fields })
+        : [
+            `worker ${event}`,
+            ...Object.entries(fields).map(
+              ([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`,
+            ),
+          ].join(' '),
+    );
+
+  const shutdown = awaitShutdown((signal) => {
+    print('forced', { id: worker.id, signal });
+    // Nothing more to wait for: in-flight steps come back when their leases expire.
+    process.exit(ForcedStop);
+  });
+  let started = false;
+  try {
+    await reachingDatabase(url, async () => {
+      await worker.start();
+      started = true;
+      await scheduler?.start();
+    });
+    print('ready', {
+      id: worker.id,
+      kinds: Object.keys(module.handlers),
+      concurrency,
+      scheduler: scheduler ? 'on' : 'off',
+      pid: process.pid,
+    });
+    const signal = await shutdown.signalled;
+    print('stopping', { id: worker.id, signal, grace });
+    await worker.stop({ timeout: graceValue });
+    await scheduler?.stop();
+    print('stopped', { id: worker.id });
+    return 0;
+  } finally {
+    // After a failed start, what did start is stopped; a worker that never started has nothing
+    // to deregister (and trying would log a second error about the same unreachable database).
+    if (started) await worker.stop({ timeout: 0 }).catch(() => undefined);
+    await scheduler?.stop().catch(() => undefined);
+    await pool.end().catch(() => undefined);
+    shutdown.dispose();
+  }
+}

