@@ -25,6 +25,7 @@ export * from './random.js';
 export * from './backoff.js';
 export * from './stable-hash.js';
 export * from './json-payload.js';
+export * from './error-text.js';
 export * from './definition-graph.js';
 // Named, so that the zod helpers definition.ts shares with the builder stay internal.
 export {
