@@ -92,6 +92,8 @@ const Unprintable = '[a value that cannot be shown as text]';
 
 function objectText(value: object): string {
   for (const attempt of [
+    // The object's own toString, if it has a working one; that is the point of trying it.
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string
     () => String(value),
     () => JSON.stringify(value),
     () => Object.prototype.toString.call(value),
