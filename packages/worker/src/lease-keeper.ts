@@ -65,7 +65,7 @@ export class LeaseKeeper {
       }
     } catch (error) {
       this.logger.warn(
-        { err: loggableError(error) },
+        { error: loggableError(error) },
         'heartbeat failed; retrying at the next interval',
       );
     }

@@ -15,7 +15,7 @@ export interface LoggedError {
 }
 
 /**
- * An error as the worker logs it, for pino's `err` field. pino's own serializer writes every
+ * An error as the worker logs it, under the `error` key. pino's `err` serializer would write every
  * enumerable property, and a pg error carries the failing row's values in `detail` and may carry
  * a connection string, so only the type, the code and a redacted, capped message are kept.
  *

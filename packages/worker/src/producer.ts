@@ -78,7 +78,7 @@ export class Producer implements LeaseBuffer {
       reconnected: () => this.signalWork(),
       error: (error) =>
         this.logger.warn(
-          { err: loggableError(error) },
+          { error: loggableError(error) },
           'notification connection lost; polling meanwhile',
         ),
     });
@@ -141,7 +141,7 @@ export class Producer implements LeaseBuffer {
       steps.map((step) =>
         this.store.release(step.id, step.claimToken).catch((error: unknown) => {
           this.logger.error(
-            { err: loggableError(error), stepId: step.id },
+            { error: loggableError(error), stepId: step.id },
             'release failed; the lease will expire',
           );
         }),
@@ -198,7 +198,10 @@ export class Producer implements LeaseBuffer {
           leaseMs: this.options.leaseMs,
         });
       } catch (error) {
-        this.logger.error({ err: loggableError(error) }, 'claim failed; retrying at the next poll');
+        this.logger.error(
+          { error: loggableError(error) },
+          'claim failed; retrying at the next poll',
+        );
         return;
       }
       // A short batch means the queue is drained for now: stop asking until something says

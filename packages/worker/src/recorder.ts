@@ -48,7 +48,7 @@ export class Recorder {
       budgetMs: options.writeRetryMs,
       onRetry: (error, attempt, delayMs) =>
         this.logger.warn(
-          { err: loggableError(error), attempt, delayMs },
+          { error: loggableError(error), attempt, delayMs },
           'recording an outcome met a transient database error; retrying',
         ),
     };
@@ -59,7 +59,7 @@ export class Recorder {
   record(step: ClaimedStep, outcome: StepOutcome, log: Logger): Promise<void> {
     const write = this.write(step, outcome, log).catch((error: unknown) => {
       log.error(
-        { err: loggableError(error) },
+        { error: loggableError(error) },
         'recording the outcome failed; the lease will expire and the step be reclaimed',
       );
     });
@@ -145,7 +145,7 @@ export class Recorder {
         outcome: result,
         errorKind: outcome.errorKind,
         // Messages routinely carry secrets: only the class and code, unless the application asks.
-        err: {
+        error: {
           type: name,
           ...(code === undefined ? {} : { code }),
           ...(this.options.logErrorMessages
@@ -174,7 +174,7 @@ export class Recorder {
       ),
       ReasonBytes,
     );
-    log.error({ err: refused }, `${what}; discarding the step`);
+    log.error({ error: refused }, `${what}; discarding the step`);
     const result = await retryTransient(
       () =>
         this.store.fail({

@@ -84,7 +84,7 @@ export class Worker {
         // needed, so logging is all there is to do.
         onIdleConnectionError: (error) =>
           this.logger.warn(
-            { err: loggableError(error) },
+            { error: loggableError(error) },
             'an idle database connection was lost; the pool replaces it',
           ),
       },
@@ -156,7 +156,7 @@ export class Worker {
     this.registrationTimer = setInterval(() => {
       this.store.registerWorker(this.id, this.config.kinds).catch((error: unknown) => {
         this.logger.warn(
-          { err: loggableError(error) },
+          { error: loggableError(error) },
           'refreshing the worker registration failed',
         );
       });
@@ -198,7 +198,7 @@ export class Worker {
     await this.recorder.idle();
     await this.store.deregisterWorker(this.id).catch((error: unknown) => {
       this.logger.warn(
-        { err: loggableError(error) },
+        { error: loggableError(error) },
         'removing the worker registration failed; it expires by itself',
       );
     });
@@ -255,7 +255,7 @@ export class Worker {
       await this.store.release(entry.step.id, entry.step.claimToken);
     } catch (error) {
       this.logger.error(
-        { err: loggableError(error), stepId: entry.step.id },
+        { error: loggableError(error), stepId: entry.step.id },
         'release failed; the lease will expire',
       );
     }
