@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { isCycloneError } from '@cyclone/core';
+import { CycloneError } from '@cyclone/core';
 import { Worker } from '../../src/index.js';
 import { testLogger } from '../engine.js';
 import { useTransitionEngine } from '../transitions/helpers.js';
@@ -26,7 +26,7 @@ async function startError(connectionString: string): Promise<unknown> {
 describe('Worker.start() on a database it cannot use', () => {
   it('rejects with a typed error when the database is unreachable', async () => {
     const error = await startError('postgres://postgres@127.0.0.1:1/postgres');
-    expect(isCycloneError(error)).toBe(true);
+    expect(error).toBeInstanceOf(CycloneError);
     expect((error as Error).message).toMatch(/cannot start|unreachable|connect/i);
   });
 
@@ -37,7 +37,7 @@ describe('Worker.start() on a database it cannot use', () => {
       const url = new URL(engine.url);
       url.pathname = `/${name}`;
       const error = await startError(url.toString());
-      expect(isCycloneError(error)).toBe(true);
+      expect(error).toBeInstanceOf(CycloneError);
       expect((error as Error).message).toMatch(/migrat|schema|cyclone_steps/i);
     } finally {
       await engine.query(`DROP DATABASE ${name} WITH (FORCE)`);
