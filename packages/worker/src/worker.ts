@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { pino, type Logger } from 'pino';
-import { isCycloneError, toMilliseconds } from '@cyclone/core';
+import { CycloneError, toMilliseconds } from '@cyclone/core';
 import { connectStore, type StoreNotifications, type WorkerStore } from '@cyclone/store-postgres';
 import { WorkerStartError } from './errors.js';
 import { Executor } from './executor.js';
@@ -149,7 +149,8 @@ export class Worker {
       await this.store.checkSchema();
     } catch (error) {
       this.state = 'idle';
-      throw isCycloneError(error) ? error : new WorkerStartError(this.id, { cause: error });
+      // The store's own typed error says it best; a raw database or socket error gets wrapped.
+      throw error instanceof CycloneError ? error : new WorkerStartError(this.id, { cause: error });
     }
     await this.producer.listen();
     await this.store.registerWorker(this.id, this.config.kinds);
