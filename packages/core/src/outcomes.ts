@@ -1,4 +1,5 @@
 import { type Duration, toMilliseconds } from './duration.js';
+import { thrownMessage, thrownStack } from './error-text.js';
 
 /**
  * Thrown by a handler (via {@link permanent}) to discard its step now, with error kind
@@ -7,9 +8,12 @@ import { type Duration, toMilliseconds } from './duration.js';
 export class PermanentError extends Error {
   readonly code = 'PERMANENT';
   constructor(cause: unknown) {
-    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    // Anything may be thrown (a null-prototype object, an error whose message getter throws):
+    // reading it must not throw, or `permanent(x)` would turn into an ordinary retryable error.
+    super(thrownMessage(cause), { cause });
     this.name = 'PermanentError';
-    if (cause instanceof Error && cause.stack) this.stack = cause.stack;
+    const stack = thrownStack(cause);
+    if (stack) this.stack = stack;
   }
 }
 

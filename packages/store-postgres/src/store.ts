@@ -112,6 +112,11 @@ export class PostgresStore implements CycloneStore {
     this.exec = new Executor(this.pool, new QueryCompiler(this.tables));
   }
 
+  /** Fails when the database is unreachable or the steps table is missing. */
+  async checkSchema(): Promise<void> {
+    await this.pool.query(`SELECT 1 FROM ${this.tables.steps} LIMIT 0`);
+  }
+
   /**
    * Inserts runs with all their steps in one statement, on the pool or on the caller's own
    * transaction. A run whose idempotency key exists already is not inserted; its existing id is

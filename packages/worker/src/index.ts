@@ -20,6 +20,7 @@
  *
  * @packageDocumentation
  */
-export { Worker } from './worker.js';
+export { Worker, ShutdownAbortGraceMs, WorkerRegistrationRefreshMs } from './worker.js';
+export { WorkerStartError, StepTimeoutError } from './errors.js';
 export type { WorkerOptions, StopOptions } from './options.js';
 export type { StepContext, Handler } from './step-context.js';

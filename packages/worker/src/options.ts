@@ -59,6 +59,24 @@ export interface WorkerOptions {
    * @defaultValue 100
    */
   readonly completionBatchSize?: number;
+  /**
+   * Whether the info-level `step failed` log line carries the handler's error message. By default
+   * it carries the error's class name and code only, because messages routinely hold secrets (a
+   * connection string, a token). Even when enabled, the message is passed through a redaction of
+   * known secret patterns (URL passwords, `password=`, `secret=`, `token=`, bearer tokens) and
+   * capped; the stored error is not affected.
+   * @defaultValue false
+   */
+  readonly logErrorMessages?: boolean;
+  /**
+   * Whether the worker stops itself on SIGTERM and SIGINT. On the first signal it stops claiming
+   * and stops gracefully (`stop({ timeout })`), then raises the signal again if nothing else
+   * listens for it, so the process ends as it would have; a second signal aborts the handlers,
+   * releases the steps whose handlers settled, and exits with code 128 + the signal number. Off by
+   * default: a library installs no signal handlers unless asked.
+   * @defaultValue false
+   */
+  readonly handleSignals?: boolean | { readonly timeout?: Duration };
   /** A pino logger; the worker logs through a child of it. @defaultValue `pino({ name: 'cyclone-worker' })` */
   readonly logger?: Logger;
   /** This worker's id in claims, events and logs. @defaultValue `<hostname>:<pid>:<random>` */
@@ -70,8 +88,10 @@ export interface WorkerOptions {
 /** Options of {@link Worker.stop}. */
 export interface StopOptions {
   /**
-   * How long in-flight handlers may take to finish before they are aborted and their steps
-   * released (back to available, no attempt charged).
+   * How long in-flight handlers may take to finish before they are aborted. A step whose handler
+   * then settles within `ShutdownAbortGraceMs` is released (back to available, no attempt
+   * charged); a step whose handler ignores the abort is left to its lease, so that no second
+   * execution starts while it may still run.
    * @defaultValue `'10s'`
    */
   readonly timeout?: Duration;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { eventually, gate, useEngine } from './engine.js';
+import { untilAborted } from './transitions/helpers.js';
 
 const engine = useEngine();
 
@@ -9,9 +10,10 @@ describe('prefetch', () => {
     let started = 0;
     const worker = await engine.startWorker({
       handlers: {
-        'prefetch.slow': async () => {
+        'prefetch.slow': async (ctx) => {
           started++;
-          await hold.promise;
+          // Honours the abort, so the stop past its timeout can release this step too.
+          await Promise.race([hold.promise, untilAborted(ctx.signal)]);
         },
       },
       concurrency: 1,

@@ -70,6 +70,8 @@ export type FailureOutcome = 'retried' | 'discarded' | 'fenced';
  * transitions and commits together with its events.
  */
 export interface WorkerStore {
+  /** Fails fast with a typed error when the database is unreachable or Cyclone's schema is not migrated. */
+  checkSchema(): Promise<void>;
   /** Claims available steps of the given kinds whose time has come, oldest first. */
   claim(request: ClaimRequest): Promise<ClaimedStep[]>;
   /**

@@ -10,6 +10,7 @@ import {
   stepReaches,
   stepRow,
   truncateRuns,
+  untilAborted,
   useTransitionEngine,
 } from './helpers.js';
 
@@ -417,7 +418,10 @@ describe('a stale worker is fenced by its claim token', () => {
         'lease.again': async (ctx) => {
           const call = { attempt: ctx.attempt, signal: ctx.signal, returned: false };
           calls.push(call);
-          await (calls.length === 1 ? first.promise : second.promise);
+          // The first call ignores its abort; the second honours it, so the stop can release it.
+          await (calls.length === 1
+            ? first.promise
+            : Promise.race([second.promise, untilAborted(ctx.signal)]));
           call.returned = true;
           return `call ${calls.indexOf(call) + 1}`;
         },

@@ -1,0 +1,154 @@
+import type { Logger } from 'pino';
+import type { ClaimedStep } from '@cyclone/store-postgres';
+import { StepTimeoutError } from './errors.js';
+import { InFlightSteps, type InFlight } from './in-flight.js';
+import { decideOutcome, type HandlerResult, type OutcomeOptions } from './outcome.js';
+import type { Recorder } from './recorder.js';
+import type { Handler, StepContext } from './step-context.js';
+
+/** What an {@link Executor} is wired to. */
+export interface ExecutorOptions {
+  readonly handlers: ReadonlyMap<string, Handler>;
+  readonly logger: Logger;
+  readonly recorder: Recorder;
+  readonly outcome: OutcomeOptions;
+  /** Told how long each handler ran, in milliseconds (the producer's adaptive prefetch). */
+  readonly onHandlerTime: (ms: number) => void;
+  /** Told when a slot is free again, or an outcome written. */
+  readonly onSlotFreed: () => void;
+}
+
+/**
+ * Runs handlers: builds each step's context, enforces its timeout, aborts it when told, and hands
+ * the settled result to the recorder. A slot is freed as soon as the handler returns, so recording
+ * happens beside the next handlers, not in their way.
+ */
+export class Executor {
+  /** The steps whose handlers run now. */
+  readonly inFlight = new InFlightSteps();
+  /** Every launched step until its outcome is written: its handler, then its recording. */
+  private readonly executions = new Set<Promise<void>>();
+
+  constructor(private readonly options: ExecutorOptions) {}
+
+  /** Steps launched whose outcomes are not written yet (running handlers included). */
+  get unfinished(): number {
+    return this.executions.size;
+  }
+
+  /** Resolves once every launched step has finished (handler settled and outcome written). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.executions]);
+  }
+
+  /** Starts a claimed step's handler in a free slot. */
+  launch(step: ClaimedStep): void {
+    const controller = new AbortController();
+    let settle!: () => void;
+    const handlerSettled = new Promise<void>((resolve) => (settle = resolve));
+    const entry: InFlight = { step, controller, handlerSettled };
+    const previous = this.inFlight.add(entry);
+    if (previous) {
+      previous.lost = 'lease lost';
+      previous.controller.abort(new Error('lease lost: the step was reclaimed and claimed again'));
+      this.options.logger.warn(
+        { stepId: step.id, runId: step.runId },
+        'lease lost; aborting handler',
+      );
+    }
+    const execution = this.execute(entry, settle).finally(() => {
+      this.executions.delete(execution);
+      this.freeSlot(entry);
+      // A written outcome shrinks the backlog that may be holding claims back.
+      this.options.onSlotFreed();
+    });
+    this.executions.add(execution);
+  }
+
+  /**
+   * Aborts every running handler for a shutdown: their results are no longer recorded.
+   * @returns the aborted entries, whose `handlerSettled` says when each one has stopped
+   */
+  abortAll(reason: Error): InFlight[] {
+    const entries = this.inFlight.all().filter((entry) => !entry.lost);
+    for (const entry of entries) {
+      entry.lost = 'released';
+      entry.controller.abort(reason);
+    }
+    return entries;
+  }
+
+  /** Stops tracking an entry (its step is released or left to its lease). */
+  forget(entry: InFlight): void {
+    this.inFlight.free(entry);
+  }
+
+  private freeSlot(entry: InFlight): void {
+    if (this.inFlight.free(entry)) this.options.onSlotFreed();
+  }
+
+  private async execute(entry: InFlight, settle: () => void): Promise<void> {
+    const { step } = entry;
+    const log = this.options.logger.child({
+      runId: step.runId,
+      stepId: step.id,
+      node: step.node,
+      kind: step.kind,
+    });
+    const startedAt = performance.now();
+    const result = await this.run(entry, log, settle);
+    this.options.onHandlerTime(performance.now() - startedAt);
+    if (entry.lost) {
+      log.warn({ reason: entry.lost }, 'step no longer held by this worker; its result is dropped');
+      return;
+    }
+    this.freeSlot(entry);
+    await this.options.recorder.record(
+      step,
+      decideOutcome(result, step, this.options.outcome),
+      log,
+    );
+  }
+
+  /** Calls the handler; resolves with what it returned or threw, or the timeout. Never rejects. */
+  private async run(entry: InFlight, log: Logger, settle: () => void): Promise<HandlerResult> {
+    const { step, controller } = entry;
+    const handler = this.options.handlers.get(step.kind);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      if (!handler) throw new Error(`no handler registered for kind "${step.kind}"`);
+      const ctx: StepContext = {
+        runId: step.runId,
+        stepId: step.id,
+        node: step.node,
+        kind: step.kind,
+        workflow: step.workflow,
+        input: step.input,
+        deps: step.deps,
+        item: step.item ?? undefined,
+        index: step.itemIndex ?? undefined,
+        attempt: step.attempts + 1,
+        signal: controller.signal,
+        logger: log,
+      };
+      const running = Promise.resolve().then(() => handler(ctx));
+      void running.then(settle, settle);
+      if (step.timeoutMs === null) return { ok: true, output: await running };
+      const timeoutMs = step.timeoutMs;
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          const error = new StepTimeoutError(timeoutMs);
+          controller.abort(error);
+          reject(error);
+        }, timeoutMs);
+      });
+      return { ok: true, output: await Promise.race([running, timedOut]) };
+    } catch (error) {
+      return { ok: false, error };
+    } finally {
+      clearTimeout(timer);
+      // No handler to wait for (none registered): there is nothing to settle later.
+      if (!handler) settle();
+    }
+  }
+}

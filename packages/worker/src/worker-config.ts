@@ -1,0 +1,96 @@
+import { OutputBytes, toMilliseconds, ValidationError, type ValidationIssue } from '@cyclone/core';
+import type { WorkerOptions } from './options.js';
+import type { Handler } from './step-context.js';
+
+/** A worker's options, validated, with every default applied. */
+export interface WorkerConfig {
+  readonly handlers: ReadonlyMap<string, Handler>;
+  readonly kinds: readonly string[];
+  readonly concurrency: number;
+  readonly prefetch: number | undefined;
+  readonly leaseMs: number;
+  readonly heartbeatMs: number;
+  readonly pollMs: number;
+  readonly maxOutputBytes: number;
+  readonly completionBatchSize: number;
+  /** How long an outcome write is retried through transient database errors: half the lease. */
+  readonly writeRetryMs: number;
+  readonly logErrorMessages: boolean;
+  /** The stop timeout of signal handling, in milliseconds; undefined when signals are not handled. */
+  readonly signalStopMs: number | undefined;
+  readonly random: () => number;
+}
+
+/**
+ * Validates a worker's options and applies the defaults.
+ *
+ * @throws ValidationError naming every bad option by path, with what was expected
+ */
+export function resolveWorkerConfig(options: WorkerOptions): WorkerConfig {
+  const problems: ValidationIssue[] = [];
+  if (!options?.pool && typeof options?.connectionString !== 'string') {
+    problems.push({
+      path: 'connectionString',
+      message: 'expected a connection string or a pg Pool (`pool`)',
+    });
+  }
+  const handlers = Object.entries(options?.handlers ?? {});
+  for (const [kind, handler] of handlers) {
+    if (typeof handler !== 'function') {
+      problems.push({
+        path: `handlers.${kind}`,
+        message: `expected a function, got ${typeof handler}`,
+      });
+    }
+  }
+  const concurrency = options?.concurrency ?? 10;
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    problems.push({
+      path: 'concurrency',
+      message: `expected a whole number >= 1, got ${concurrency}`,
+    });
+  }
+  for (const def of options?.workflows ?? []) {
+    for (const node of def.nodes) {
+      if ((node.type === 'task' || node.type === 'fan_out') && !options.handlers?.[node.kind]) {
+        problems.push({
+          path: `workflows.${def.name}.nodes.${node.name}`,
+          message: `needs a handler of kind "${node.kind}"; register it in handlers`,
+        });
+      }
+    }
+  }
+  const handleSignals = options?.handleSignals ?? false;
+  if (typeof handleSignals !== 'boolean' && (typeof handleSignals !== 'object' || !handleSignals)) {
+    problems.push({
+      path: 'handleSignals',
+      message: `expected a boolean or { timeout }, got ${typeof handleSignals}`,
+    });
+  }
+  if (problems.length > 0) throw new ValidationError('worker options', problems);
+
+  const leaseMs = toMilliseconds(options.leaseDuration ?? '30s', 'leaseDuration');
+  return {
+    handlers: new Map(handlers as [string, Handler][]),
+    kinds: handlers.map(([kind]) => kind),
+    concurrency,
+    prefetch: options.prefetch,
+    leaseMs,
+    heartbeatMs: options.heartbeatInterval
+      ? toMilliseconds(options.heartbeatInterval, 'heartbeatInterval')
+      : Math.max(50, Math.floor(leaseMs / 3)),
+    pollMs: toMilliseconds(options.pollInterval ?? '1s', 'pollInterval'),
+    maxOutputBytes: options.maxOutputBytes ?? OutputBytes,
+    completionBatchSize: options.completionBatchSize ?? 100,
+    writeRetryMs: Math.floor(leaseMs / 2),
+    logErrorMessages: options.logErrorMessages === true,
+    signalStopMs:
+      handleSignals === false
+        ? undefined
+        : toMilliseconds(
+            (typeof handleSignals === 'object' ? handleSignals.timeout : undefined) ?? '10s',
+            'handleSignals.timeout',
+          ),
+    random: options.random ?? Math.random,
+  };
+}

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { stepRow, useTransitionEngine } from '../transitions/helpers.js';
+import { capturingLogger } from './helpers.js';
+
+const engine = useTransitionEngine();
+
+const secretMessage =
+  'connect to postgres://app:hunter2@db.internal/prod failed; password=hunter2 token=t0k3n';
+
+function leaky(): Error {
+  return Object.assign(new Error(secretMessage), { code: 'E_CONNECT' });
+}
+
+describe('what the worker logs of a failed step', () => {
+  it('logs the error class and code but not the message by default', async () => {
+    const log = capturingLogger();
+    await engine.startWorker({
+      logger: log.logger,
+      handlers: {
+        'logs.default': () => {
+          throw leaky();
+        },
+      },
+    });
+    const { runId } = await engine.client.enqueue(
+      'logs.default',
+      { card: 'payload-marker' },
+      {
+        maxAttempts: 1,
+      },
+    );
+    expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('failed');
+    const failed = log.lines.find((l) => l.msg === 'step failed');
+    expect(failed).toMatchObject({
+      level: 30,
+      errorKind: 'retryable',
+      outcome: 'discarded',
+      error: { type: 'Error', code: 'E_CONNECT' },
+    });
+    expect((failed!.error as Record<string, unknown>).message).toBeUndefined();
+    expect(log.text()).not.toContain('hunter2');
+    expect(log.text()).not.toContain('t0k3n');
+    expect(log.text()).not.toContain('payload-marker');
+    // What is stored for the operator is the message itself.
+    expect((await stepRow(engine, runId, 'logs.default')).error).toBe(secretMessage);
+  });
+
+  it('logs the message with secrets redacted when logErrorMessages is on', async () => {
+    const log = capturingLogger();
+    await engine.startWorker({
+      logger: log.logger,
+      logErrorMessages: true,
+      handlers: {
+        'logs.opted-in': () => {
+          throw leaky();
+        },
+      },
+    });
+    const { runId } = await engine.client.enqueue('logs.opted-in', null, { maxAttempts: 1 });
+    expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('failed');
+    const failed = log.lines.find((l) => l.msg === 'step failed');
+    expect(failed!.error).toEqual({
+      type: 'Error',
+      code: 'E_CONNECT',
+      message:
+        'connect to postgres://app:[redacted]@db.internal/prod failed; password=[redacted] token=[redacted]',
+    });
+    expect(log.text()).not.toContain('hunter2');
+    expect(log.text()).not.toContain('t0k3n');
+  });
+});
