@@ -6,7 +6,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { workflow, type WorkflowDefinition } from '@cyclone/core';
 import { Client } from '@cyclone/client';
-import { migrate } from '@cyclone/store-postgres';
+import { migrate, PostgresStore } from '@cyclone/store-postgres';
 import { Worker } from '@cyclone/worker';
 import { cloneRows, scalar } from '../db.js';
 import { systemMeta } from './meta.js';
@@ -152,14 +152,15 @@ export class CycloneAdapter implements SystemAdapter {
     // One job through the real path (enqueue, claim, complete), then clones of its rows.
     const client = this.getClient();
     const { runId } = await client.enqueue(jobKind, { i: -1 });
-    const [step] = await client.store.claim({
+    const store = new PostgresStore({ pool: this.pool });
+    const [step] = await store.claim({
       kinds: [jobKind],
       limit: 1,
       workerId: 'bench-filler',
       leaseMs: 60_000,
     });
     if (!step) throw new Error('the filler template job could not be claimed');
-    await client.store.complete([
+    await store.complete([
       { stepId: step.id, claimToken: step.claimToken, outputJson: 'null' },
     ]);
     const state = await scalar(
