@@ -51,7 +51,7 @@ class StepTimeoutError extends Error {
  * import { Worker } from '@cyclone/worker';
  *
  * const worker = new Worker({
- *   connectionString: process.env.DATABASE_URL!,
+ *   connectionString: process.env.CYCLONE_DATABASE_URL!,
  *   handlers: { 'email.send': async (ctx) => ({ sent: true, to: (ctx.input as { to: string }).to }) },
  *   concurrency: 10,
  * });
