@@ -31,10 +31,13 @@ import {
 } from './support.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'cyclone-build-cache-'));
-const cacheDir = path.join(work, 'nx-cache');
-// NX_SKIP_NX_CACHE (set by .ci/run) is dropped by cleanEnv: this test is about the cache.
+// NX_SKIP_NX_CACHE (set by .ci/run) is dropped by cleanEnv: this test is about the cache. By
+// default Nx keeps the cache and the database that indexes it in one per-user folder that every
+// checkout of the repository shares; with an explicit cache folder, the index follows the
+// workspace-data folder, so both are set, to folders of this test's own.
 const nxEnv = cleanEnv({
-  NX_CACHE_DIRECTORY: cacheDir,
+  NX_CACHE_DIRECTORY: path.join(work, 'nx-cache'),
+  NX_WORKSPACE_DATA_DIRECTORY: path.join(work, 'nx-workspace-data'),
   NX_DAEMON: 'false',
   NX_NO_CLOUD: 'true',
   NX_TUI: 'false',
@@ -65,7 +68,7 @@ async function cloneHead(name: string): Promise<string> {
 
 /** Builds every package in `dir`; returns the projects whose build was replayed from the cache. */
 async function build(dir: string): Promise<{ cached: string[]; ran: string[] }> {
-  const nx = path.join(dir, 'node_modules', 'nx', 'bin', 'nx.js');
+  const nx = path.join(dir, 'node_modules', 'nx', 'dist', 'bin', 'nx.js');
   const { stdout } = await run(
     process.execPath,
     [nx, 'run-many', '-t', 'build', '--output-style=static', '--parallel=1'],
