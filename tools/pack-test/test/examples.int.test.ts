@@ -12,6 +12,7 @@ import {
   createEmptyDatabase,
   type EmptyDatabase,
   inRepo,
+  plain,
   query,
   repoRoot,
   run,
@@ -40,7 +41,7 @@ function startExample(file: string, env: NodeJS.ProcessEnv) {
   let output = '';
   const listeners = new Set<() => void>();
   const onData = (chunk: Buffer) => {
-    output += chunk.toString('utf8');
+    output += plain(chunk.toString('utf8'));
     for (const listener of listeners) listener();
   };
   child.stdout.on('data', onData);

@@ -66,7 +66,7 @@ export function run(
             ),
           );
         } else {
-          resolve({ stdout, stderr });
+          resolve({ stdout: plain(stdout), stderr: plain(stderr) });
         }
       },
     );
@@ -83,9 +83,17 @@ export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   for (const [name, value] of Object.entries(process.env)) {
     if (/^(NX_|npm_|VITEST|VITE_)/i.test(name) || name === 'NODE_OPTIONS') continue;
     if (name === 'CYCLONE_DATABASE_URL' || name === 'DATABASE_URL') continue;
+    // Nx forces colours for its tasks; the outputs these tests read are plain text.
+    if (name === 'FORCE_COLOR') continue;
     env[name] = value;
   }
   return { ...env, ...extra };
+}
+
+/** `text` without ANSI colour codes. */
+export function plain(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\x1b\[[0-9;]*m/g, '');
 }
 
 /** An empty database (no migrations applied) of its own on the test server. */
