@@ -105,6 +105,12 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-member-access': 'off',
     },
   },
+  {
+    // The examples' stand-ins for an application's services are async like the real ones would
+    // be, without anything to await.
+    files: ['examples/**/*.ts'],
+    rules: { '@typescript-eslint/require-await': 'off' },
+  },
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
   prettier,
 );

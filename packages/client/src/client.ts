@@ -81,7 +81,7 @@ export interface WaitOptions {
  * import { Client } from '@cyclone/client';
  *
  * const order = workflow('order').task('charge', 'payments.charge').build();
- * const client = new Client({ connectionString: process.env.DATABASE_URL! });
+ * const client = new Client({ connectionString: process.env.CYCLONE_DATABASE_URL! });
  * const { runId } = await client.submit(order, { orderId: 42 });
  * const run = await client.wait(runId, { timeout: '1m' });
  * console.log(run.state); // 'completed'

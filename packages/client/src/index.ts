@@ -6,7 +6,7 @@
  * import { workflow } from '@cyclone/core';
  * import { Client } from '@cyclone/client';
  *
- * const client = new Client({ connectionString: process.env.DATABASE_URL! });
+ * const client = new Client({ connectionString: process.env.CYCLONE_DATABASE_URL! });
  * const { runId } = await client.enqueue('email.send', { to: 'ada@example.com' });
  * console.log(await client.wait(runId));
  * ```

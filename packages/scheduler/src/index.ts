@@ -4,7 +4,7 @@
  * @example
  * ```ts
  * import { Scheduler } from '@cyclone/scheduler';
- * const scheduler = new Scheduler({ connectionString: process.env.DATABASE_URL! });
+ * const scheduler = new Scheduler({ connectionString: process.env.CYCLONE_DATABASE_URL! });
  * await scheduler.start();
  * process.on('SIGTERM', () => void scheduler.stop());
  * ```

@@ -48,7 +48,7 @@ const LEADER_LEASE = 'scheduler';
  * @example
  * ```ts
  * import { Scheduler } from '@cyclone/scheduler';
- * const scheduler = new Scheduler({ connectionString: process.env.DATABASE_URL!, interval: '1s' });
+ * const scheduler = new Scheduler({ connectionString: process.env.CYCLONE_DATABASE_URL!, interval: '1s' });
  * await scheduler.start();
  * ```
  */

@@ -2,11 +2,14 @@
  * `@cyclone/store-postgres`: Cyclone's PostgreSQL store. The Drizzle schema, the SQL migrations
  * and `migrate()`, and every query the client, the worker and the scheduler run.
  *
+ * The Drizzle tables are a separate entry point, `@cyclone/store-postgres/schema`, so that an
+ * application importing the client or the worker does not load drizzle-orm's declarations.
+ *
  * @example
  * ```ts
  * import { connectStore, migrate } from '@cyclone/store-postgres';
  *
- * const { store, pool, close } = connectStore({ connectionString: process.env.DATABASE_URL! });
+ * const { store, pool, close } = connectStore({ connectionString: process.env.CYCLONE_DATABASE_URL! });
  * await migrate({ pool });
  * console.log(await store.listRuns({ states: ['failed'] }));
  * await close();
@@ -43,4 +46,3 @@ export { uuidv7, isUuid } from './ids.js';
 export { tablesIn, type Tables } from './tables.js';
 export { withTransaction, isRetryableTransactionError } from './transaction.js';
 export type { Queryable } from './executor.js';
-export * as schema from './schema/index.js';

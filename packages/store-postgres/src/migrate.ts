@@ -46,7 +46,7 @@ export function defaultMigrationsFolder(): string {
  * @example
  * ```ts
  * import { migrate } from '@cyclone/store-postgres';
- * await migrate({ connectionString: process.env.DATABASE_URL });
+ * await migrate({ connectionString: process.env.CYCLONE_DATABASE_URL });
  * ```
  */
 export async function migrate(options: MigrateOptions): Promise<MigrateResult> {

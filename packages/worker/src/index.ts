@@ -7,7 +7,7 @@
  * import { permanent } from '@cyclone/core';
  *
  * const worker = new Worker({
- *   connectionString: process.env.DATABASE_URL!,
+ *   connectionString: process.env.CYCLONE_DATABASE_URL!,
  *   handlers: {
  *     'payments.charge': async (ctx) => {
  *       if (ctx.attempt > 3) throw permanent(new Error('card declined'));

@@ -43,7 +43,7 @@ export const ShutdownAbortGraceMs = 1_000;
  * import { Worker } from '@cyclone/worker';
  *
  * const worker = new Worker({
- *   connectionString: process.env.DATABASE_URL!,
+ *   connectionString: process.env.CYCLONE_DATABASE_URL!,
  *   handlers: { 'email.send': async (ctx) => ({ sent: true, to: (ctx.input as { to: string }).to }) },
  *   concurrency: 10,
  *   handleSignals: { timeout: '10s' }, // SIGTERM / SIGINT stop it gracefully

@@ -1,3 +1,19 @@
+/**
+ * `@cyclone/store-postgres/schema`: Cyclone's tables as Drizzle table objects, for applications
+ * that query them with Drizzle.
+ *
+ * @example
+ * ```ts
+ * import { drizzle } from 'drizzle-orm/node-postgres';
+ * import { eq } from 'drizzle-orm';
+ * import { cycloneRuns } from '@cyclone/store-postgres/schema';
+ *
+ * const db = drizzle(process.env.CYCLONE_DATABASE_URL!);
+ * const failed = await db.select().from(cycloneRuns).where(eq(cycloneRuns.state, 'failed'));
+ * ```
+ *
+ * @packageDocumentation
+ */
 export { cycloneRuns } from './runs.js';
 export { cycloneSteps } from './steps.js';
 export { cycloneWorkflows } from './workflows.js';

@@ -1,0 +1,182 @@
+/**
+ * Every program in examples/ runs, with the command its README gives, against a database of its
+ * own, and shuts down by itself: a program that leaves a pool or a timer open never exits, and
+ * the test fails on its timeout. The examples import the built packages, as an application would.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Client } from '@cyclone/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  cleanEnv,
+  createEmptyDatabase,
+  type EmptyDatabase,
+  inRepo,
+  plain,
+  query,
+  repoRoot,
+  run,
+} from './support.js';
+
+const journal = JSON.parse(readFileSync(inRepo('migrations/meta/_journal.json'), 'utf8')) as {
+  entries: unknown[];
+};
+
+/** Runs `examples/<file>` to its end with `node --import tsx`, as the READMEs say. */
+function example(file: string, env: NodeJS.ProcessEnv) {
+  return run(process.execPath, ['--import', 'tsx', `examples/${file}`], {
+    cwd: repoRoot,
+    env: cleanEnv(env),
+    timeoutMs: 60_000,
+  });
+}
+
+/** A long-running example: its output so far, a wait for a line of it, and its exit. */
+function startExample(file: string, env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, ['--import', 'tsx', `examples/${file}`], {
+    cwd: repoRoot,
+    env: cleanEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const listeners = new Set<() => void>();
+  const onData = (chunk: Buffer) => {
+    output += plain(chunk.toString('utf8'));
+    for (const listener of listeners) listener();
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  void exited.then(() => clearTimeout(killer));
+  return {
+    get output() {
+      return output;
+    },
+    exited,
+    stop: (signal: NodeJS.Signals = 'SIGTERM') => child.kill(signal),
+    /** Resolves once the output matches `pattern`; rejects if the program exits first. */
+    waitFor(pattern: RegExp): Promise<void> {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (pattern.test(output)) {
+            listeners.delete(check);
+            resolve();
+          }
+        };
+        listeners.add(check);
+        check();
+        void exited.then(({ code, signal }) => {
+          if (!pattern.test(output)) {
+            reject(
+              new Error(
+                `${file} exited (${code ?? signal}) before printing ${pattern}:\n${output}`,
+              ),
+            );
+          }
+        });
+      });
+    },
+  };
+}
+
+describe('the examples', () => {
+  let database: EmptyDatabase;
+  let env: NodeJS.ProcessEnv;
+  let migrated: string;
+
+  beforeAll(async () => {
+    database = await createEmptyDatabase();
+    env = { CYCLONE_DATABASE_URL: database.url };
+    // The first thing a new database needs, and the store README's first example.
+    migrated = (await example('store-migrate.ts', env)).stdout;
+  });
+
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  it('store-migrate.ts applies every migration to a new database, then none', async () => {
+    expect(migrated.trim()).toBe(`applied ${journal.entries.length} migration(s)`);
+    // DATABASE_URL is accepted when CYCLONE_DATABASE_URL is not set.
+    const again = await example('store-migrate.ts', { DATABASE_URL: database.url });
+    expect(again.stdout.trim()).toBe('applied 0 migration(s)');
+  });
+
+  it('store-migrate.ts says which variable to set when none is', async () => {
+    await expect(example('store-migrate.ts', {})).rejects.toThrow(/set CYCLONE_DATABASE_URL/);
+  });
+
+  it('order-workflow.ts (the root README) runs the order to its end and exits', async () => {
+    const { stdout } = await example('order-workflow.ts', env);
+    // Outputs come back from jsonb, which orders keys by length: reserved before trackingId.
+    expect(stdout).toMatch(/^\{ ship: \{ reserved: 2, trackingId: 'trk_ch_o-42' \} \}$/m);
+    const [run] = await query<{ state: string }>(
+      database.url,
+      "SELECT state FROM cyclone_runs WHERE workflow = 'order'",
+    );
+    expect(run?.state).toBe('completed');
+  });
+
+  it('store-direct.ts submits, claims and completes a job through the store', async () => {
+    const { stdout } = await example('store-direct.ts', env);
+    expect(stdout.trim()).toBe('completed');
+  });
+
+  it('client.ts, served by worker.ts, waits for its run; the worker stops on SIGTERM', async () => {
+    const worker = startExample('worker.ts', env);
+    try {
+      // The example's own line, printed once its SIGTERM handler is installed (the
+      // engine's "worker started" log comes earlier, inside start()).
+      await worker.waitFor(/^worker started; stop it with Ctrl-C$/m);
+      const { stdout } = await example('client.ts', env);
+      expect(stdout).toMatch(
+        /^completed \{ ship: \{ chargeId: 'ch_42', trackingId: 'trk_ch_42' \} \}$/m,
+      );
+      // The client does not wait for the email job it enqueues; the worker runs it.
+      const [job] = await query<{ id: string }>(
+        database.url,
+        "SELECT id FROM cyclone_runs WHERE workflow = 'email.send' ORDER BY id DESC LIMIT 1",
+      );
+      const client = new Client({ connectionString: database.url });
+      try {
+        expect((await client.wait(job!.id, { timeout: '30s' })).state).toBe('completed');
+      } finally {
+        await client.close();
+      }
+    } finally {
+      worker.stop('SIGTERM');
+    }
+    expect(await worker.exited).toEqual({ code: 0, signal: null });
+    expect(worker.output).toMatch(/worker stopped/);
+  });
+
+  it('scheduler.ts takes the lead, and stops on SIGTERM', async () => {
+    const scheduler = startExample('scheduler.ts', env);
+    try {
+      await scheduler.waitFor(/^scheduler started; stop it with Ctrl-C$/m);
+      await scheduler.waitFor(/became leader/);
+      const leaders = await query<{ n: number }>(
+        database.url,
+        'SELECT count(*)::int AS n FROM cyclone_leaders WHERE expires_at > now()',
+      );
+      expect(leaders[0]?.n).toBe(1);
+    } finally {
+      scheduler.stop('SIGTERM');
+    }
+    expect(await scheduler.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('core-workflow.ts builds a definition and prints its hash', async () => {
+    const { stdout } = await example('core-workflow.ts', {});
+    expect(stdout.trim()).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('core-transitions.ts shows a refused and an allowed transition', async () => {
+    const { stdout } = await example('core-transitions.ts', {});
+    expect(stdout).toMatch(/accepted: false,\s+reason: 'terminal'/);
+    expect(stdout).toMatch(/\[ 'available' \]/);
+  });
+});
