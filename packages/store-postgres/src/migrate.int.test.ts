@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '@cyclone/test-db';
 import { migrate } from './migrate.js';
 import { PostgresStore } from './store.js';
-import { runOfJob } from './submission.js';
+import { runOfJob } from './submission/new-runs.js';
 
 const db = useTestDatabase();
 let pool: pg.Pool;

@@ -1,4 +1,5 @@
 import type { BackoffPolicy, ErrorKind } from '@cyclone/core';
+import type { SchemaCheck } from './schema-check.js';
 
 /** What {@link WorkerStore.claim} needs. */
 export interface ClaimRequest {
@@ -69,7 +70,7 @@ export type FailureOutcome = 'retried' | 'discarded' | 'fenced';
  * keep leases alive, and say which kinds it serves. Every write moves a step by one of core's
  * transitions and commits together with its events.
  */
-export interface WorkerStore {
+export interface WorkerStore extends SchemaCheck {
   /** Claims available steps of the given kinds whose time has come, oldest first. */
   claim(request: ClaimRequest): Promise<ClaimedStep[]>;
   /**
