@@ -1,5 +1,5 @@
 import {
-  CycloneError,
+  type CycloneError,
   DatabaseQueryError,
   DatabaseUnreachableError,
   isCycloneError,

@@ -15,6 +15,10 @@ export async function withTransaction<T>(
 ): Promise<T> {
   return retryOnConflict(async () => {
     const client = await pool.connect();
+    // A connection that dies mid-transaction fails the running query, which is how `work` learns
+    // of it; pg also emits 'error' on the client, which without a listener would crash the process.
+    const onError = () => undefined;
+    client.on('error', onError);
     let broken = false;
     try {
       await client.query('BEGIN');
@@ -29,6 +33,8 @@ export async function withTransaction<T>(
       }
       throw error;
     } finally {
+      // A broken client is destroyed on release and may still report its end: keep the listener.
+      if (!broken) client.off('error', onError);
       client.release(broken);
     }
   }, attempts);
