@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useTestDatabase } from '@cyclone/test-db';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { expectEventsFollowTable, useTestDatabase } from '@cyclone/test-db';
 import { Client } from '@cyclone/client';
 import { PostgresStore } from '@cyclone/store-postgres';
 import { Scheduler, type SchedulerOptions } from '../src/index.js';
@@ -16,6 +16,11 @@ beforeAll(() => {
   pool = new pg.Pool({ connectionString: db.url, max: 6 });
   client = new Client({ pool });
   store = new PostgresStore({ pool });
+});
+// Every scanner's moves must be rows of core's transition table.
+let checkedEventId = 0;
+afterEach(async () => {
+  checkedEventId = await expectEventsFollowTable(pool, checkedEventId);
 });
 afterAll(async () => {
   await client.close();
