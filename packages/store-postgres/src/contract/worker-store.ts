@@ -75,8 +75,9 @@ export interface WorkerStore extends SchemaCheck {
   claim(request: ClaimRequest): Promise<ClaimedStep[]>;
   /**
    * Records handler successes (and everything they make necessary: the run's completion, the
-   * promotion of dependents) atomically. Returns the ids whose completion was accepted; the others
-   * were fenced out and nothing of them was written.
+   * promotion of dependents) atomically, marking in the same statement any run that needs more
+   * settling, which then follows (or, after a crash, `MaintenanceStore.settlePending`). Returns the
+   * ids whose completion was accepted; the others were fenced out and nothing of them was written.
    */
   complete(completions: readonly Completion[]): Promise<Set<string>>;
   /** Records a handler failure: retried after its backoff, or discarded with the run settled. */
