@@ -10,6 +10,13 @@ export interface CycloneErrorOptions {
   readonly cause?: unknown;
 }
 
+/**
+ * Marks Cyclone's own errors. `Symbol.for` gives every installed copy of the library the same
+ * symbol, so the brand survives two copies where `instanceof` does not, and an error that merely
+ * has a string `code` (a driver's `ECONNREFUSED`, a SQLSTATE) does not carry it.
+ */
+const CYCLONE_ERROR_BRAND = Symbol.for('@cyclone/core/error');
+
 /** The base class of every error Cyclone raises on purpose. */
 export abstract class CycloneError extends Error {
   /** A stable machine-readable code, e.g. `ALREADY_TERMINAL`. */
@@ -18,16 +25,21 @@ export abstract class CycloneError extends Error {
   constructor(message: string, options?: CycloneErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
+    // Not enumerable: the brand stays out of serialised errors and structural comparisons.
+    Object.defineProperty(this, CYCLONE_ERROR_BRAND, { value: true });
   }
 }
 
-/** Whether a value is a Cyclone error, optionally with a given code; works across installed copies. */
+/**
+ * Whether a value is an error Cyclone raised (of any installed copy of the library), optionally
+ * with a given code. Errors of other libraries are not, whatever `code` they carry.
+ */
 export function isCycloneError(value: unknown, code?: string): value is CycloneError {
-  if (!(value instanceof Error)) return false;
+  if (typeof value !== 'object' || value === null) return false;
+  if ((value as Record<symbol, unknown>)[CYCLONE_ERROR_BRAND] !== true) return false;
   const candidate = (value as { code?: unknown }).code;
   if (typeof candidate !== 'string') return false;
-  if (code !== undefined) return candidate === code;
-  return value instanceof CycloneError || candidate.length > 0;
+  return code === undefined || candidate === code;
 }
 
 /** The operation needs a run that is not terminal, and the run is `completed`, `failed` or `cancelled`. */
@@ -176,5 +188,71 @@ export class WaitTimeoutError extends CycloneError {
     options?: CycloneErrorOptions,
   ) {
     super(`run ${runId} is still ${state} after ${timeoutMs}ms`, options);
+  }
+}
+
+/**
+ * Postgres could not be reached: the connection was refused, timed out, or the host is unknown.
+ * `cause` is the driver's error.
+ */
+export class DatabaseUnreachableError extends CycloneError {
+  readonly code = 'DATABASE_UNREACHABLE';
+  constructor(
+    /** The database as the caller named it, with any password hidden. */
+    readonly target: string,
+    /** The driver's reason, e.g. `ECONNREFUSED` or `connection timeout`. */
+    readonly reason: string,
+    options?: CycloneErrorOptions,
+  ) {
+    super(`cannot reach the database ${target}: ${reason}`, options);
+  }
+}
+
+/** A connection string that is not a PostgreSQL URL (`postgres://` or `postgresql://`). */
+export class InvalidDatabaseUrlError extends CycloneError {
+  readonly code = 'INVALID_DATABASE_URL';
+  constructor(
+    /** Where the URL was given, e.g. `worker options.connectionString`. */
+    readonly where: string,
+    /** What is wrong with it. */
+    readonly problem: string,
+    options?: CycloneErrorOptions,
+  ) {
+    super(
+      `invalid database URL in ${where}: ${problem}; expected postgres://user:password@host:port/database`,
+      options,
+    );
+  }
+}
+
+/** The database lacks Cyclone's tables, or a migration this version ships. */
+export class SchemaNotMigratedError extends CycloneError {
+  readonly code = 'SCHEMA_NOT_MIGRATED';
+  constructor(
+    /** The Postgres schema that should hold Cyclone's tables. */
+    readonly schema: string,
+    /** The missing migrations by name, oldest first (empty when only a table is known missing). */
+    readonly missing: readonly string[],
+    options?: CycloneErrorOptions,
+  ) {
+    super(
+      `the Cyclone schema "${schema}" is not migrated${missing.length > 0 ? ` (missing ${missing.join(', ')})` : ''}: run \`cyclone migrate\` (or migrate()) first`,
+      options,
+    );
+  }
+}
+
+/** A database error Cyclone did not expect; `sqlState` is Postgres' code, `cause` the driver's error. */
+export class DatabaseQueryError extends CycloneError {
+  readonly code = 'DATABASE_QUERY_FAILED';
+  constructor(
+    /** What the store was doing, e.g. `complete`. */
+    readonly operation: string,
+    /** Postgres' SQLSTATE, when the server answered. */
+    readonly sqlState: string | undefined,
+    message: string,
+    options?: CycloneErrorOptions,
+  ) {
+    super(`${operation} failed${sqlState ? ` (SQLSTATE ${sqlState})` : ''}: ${message}`, options);
   }
 }

@@ -75,6 +75,12 @@ export interface StepEvent {
   readonly type: string;
   readonly from: string | null;
   readonly to: string | null;
+  /**
+   * The trigger of the transition table that made the move (`claim`, `complete`, `fail_fast`...):
+   * with `from` and `to`, a row of `STEP_TRANSITIONS` (step events) or `RUN_TRANSITIONS` (run
+   * events). Null on events recorded before Cyclone stored it.
+   */
+  readonly trigger: string | null;
   readonly errorKind: ErrorKind | null;
   /** Small facts for operators (attempt, delay, worker); never payloads. */
   readonly detail: Readonly<Record<string, unknown>> | null;

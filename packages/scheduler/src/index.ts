@@ -12,3 +12,4 @@
  * @packageDocumentation
  */
 export { Scheduler, type SchedulerOptions } from './scheduler.js';
+export type { Scanner } from './scanners/scanner.js';

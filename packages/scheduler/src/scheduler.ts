@@ -1,49 +1,25 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type pg from 'pg';
 import { pino, type Logger } from 'pino';
-import { toMilliseconds, type Duration, type WorkflowDefinition } from '@cyclone/core';
+import { toMilliseconds } from '@cyclone/core';
 import { connectStore, type MaintenanceStore } from '@cyclone/store-postgres';
+import type { SchedulerOptions } from './options.js';
+import { ReclaimExpiredLeasesScanner } from './scanners/reclaim-expired-leases.js';
+import type { Scanner } from './scanners/scanner.js';
+import { SettlePendingScanner } from './scanners/settle-pending.js';
+import { UnservedKindsScanner } from './scanners/unserved-kinds.js';
 
-/** Options of a {@link Scheduler}. */
-export interface SchedulerOptions {
-  readonly connectionString?: string;
-  readonly pool?: pg.Pool;
-  /** @defaultValue `'public'` */
-  readonly schema?: string;
-  /** Workflows the scheduler may start (schedules, child runs). */
-  readonly workflows?: readonly WorkflowDefinition[];
-  /**
-   * How often the scanners run.
-   * @defaultValue `'1s'`
-   */
-  readonly interval?: Duration;
-  /**
-   * How long an available step may wait while no live worker handles its kind before it is
-   * discarded (error kind `permanent`, naming the kind), so a typo in a kind fails loudly instead
-   * of hanging. `false` turns this off.
-   * @defaultValue `'5m'`
-   */
-  readonly unservedKindGrace?: Duration | false;
-  /**
-   * A worker whose registration is older than this counts as gone.
-   * @defaultValue `'30s'`
-   */
-  readonly workerLiveness?: Duration;
-  /** @defaultValue `pino({ name: 'cyclone-scheduler' })` */
-  readonly logger?: Logger;
-  /** @defaultValue `<hostname>:<pid>:<random>` */
-  readonly id?: string;
-}
+export type { SchedulerOptions } from './options.js';
 
 /** The name of the leader lease the scheduler replicas share. */
 const LEADER_LEASE = 'scheduler';
 
 /**
- * Runs Cyclone's time-driven scanners: the recovery sweep that reclaims expired leases, and the
- * sweep that fails steps whose kind no live worker handles (more scanners arrive with timers,
- * waits, deadlines and cron). Run one or more replicas: they elect
- * one leader through a lease in the database, and only the leader scans.
+ * Runs Cyclone's time-driven scanners (see `scanners/`): the recovery sweep that reclaims expired
+ * leases, the sweep that fails steps whose kind no live worker handles, and the one that settles
+ * runs left in the settlement outbox (more arrive with timers, waits, deadlines and cron). Run one
+ * or more replicas: they elect one leader through a lease in the database, and only the leader
+ * scans.
  *
  * @example
  * ```ts
@@ -55,11 +31,12 @@ const LEADER_LEASE = 'scheduler';
 export class Scheduler {
   readonly id: string;
   readonly store: MaintenanceStore;
+  /** The scanners the leader runs, in order. */
+  readonly scanners: readonly Scanner[];
   private readonly closeConnection: () => Promise<void>;
   private readonly logger: Logger;
   private readonly intervalMs: number;
-  private readonly unservedGraceMs: number | false;
-  private readonly livenessMs: number;
+  private readonly lastRun = new Map<Scanner, number>();
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private leading = false;
@@ -86,11 +63,27 @@ export class Scheduler {
     this.store = connection.store;
     this.closeConnection = connection.close;
     this.intervalMs = toMilliseconds(options.interval ?? '1s', 'interval');
-    this.unservedGraceMs =
-      options.unservedKindGrace === false
-        ? false
-        : toMilliseconds(options.unservedKindGrace ?? '5m', 'unservedKindGrace');
-    this.livenessMs = toMilliseconds(options.workerLiveness ?? '30s', 'workerLiveness');
+    this.scanners = this.buildScanners(options);
+  }
+
+  private buildScanners(options: SchedulerOptions): Scanner[] {
+    const log = (name: string) => this.logger.child({ scanner: name });
+    const scanners: Scanner[] = [
+      new ReclaimExpiredLeasesScanner(this.store, this.intervalMs, log('reclaim-expired-leases')),
+      new SettlePendingScanner(this.store, this.intervalMs, log('settle-pending')),
+    ];
+    const livenessMs = toMilliseconds(options.workerLiveness ?? '30s', 'workerLiveness');
+    if (options.unservedKindGrace !== false) {
+      const settings = {
+        claimant: `scheduler:${this.id}`,
+        graceMs: toMilliseconds(options.unservedKindGrace ?? '5m', 'unservedKindGrace'),
+        livenessMs,
+      };
+      scanners.push(
+        new UnservedKindsScanner(this.store, this.intervalMs, settings, log('unserved-kinds')),
+      );
+    }
+    return scanners;
   }
 
   /** Whether this replica is the leader now. */
@@ -98,19 +91,37 @@ export class Scheduler {
     return this.leading;
   }
 
-  /** Starts electing and scanning; the first tick runs at once. */
+  /**
+   * Checks the database (reachable, migrated), then starts electing and scanning; the first tick
+   * runs at once.
+   *
+   * @throws DatabaseUnreachableError or SchemaNotMigratedError when the database cannot serve it
+   */
   async start(): Promise<void> {
+    await this.store.checkSchema();
     this.stopped = false;
     await this.tick();
     this.timer = setInterval(() => {
-      this.ticking ??= this.tick().finally(() => {
+      this.ticking ??= this.runDue().finally(() => {
         this.ticking = undefined;
       });
     }, this.intervalMs);
   }
 
   /** Runs one election and, when leading, every scanner once. Exposed for tests and tools. */
-  async tick(): Promise<void> {
+  tick(): Promise<void> {
+    return this.elect(() => this.scanners);
+  }
+
+  /** One loop iteration: an election, then the scanners whose interval has elapsed. */
+  private runDue(): Promise<void> {
+    const now = Date.now();
+    return this.elect(() =>
+      this.scanners.filter((s) => now - (this.lastRun.get(s) ?? 0) >= s.interval),
+    );
+  }
+
+  private async elect(due: () => readonly Scanner[]): Promise<void> {
     try {
       const leading = await this.store.attemptLeadership(
         LEADER_LEASE,
@@ -120,20 +131,22 @@ export class Scheduler {
       if (leading !== this.leading)
         this.logger.info({ leading }, leading ? 'became leader' : 'lost leadership');
       this.leading = leading;
-      if (!leading || this.stopped) return;
-      const reclaimed = await this.store.reclaimExpired();
-      if (reclaimed > 0) this.logger.info({ reclaimed }, 'reclaimed steps with expired leases');
-      if (this.unservedGraceMs !== false) {
-        const failed = await this.store.failUnservedSteps({
-          claimant: `scheduler:${this.id}`,
-          livenessMs: this.livenessMs,
-          graceMs: this.unservedGraceMs,
-        });
-        if (failed > 0)
-          this.logger.warn({ failed }, 'discarded steps whose kind no live worker handles');
-      }
     } catch (error) {
-      this.logger.error({ err: error }, 'scheduler tick failed; retrying at the next interval');
+      this.logger.error({ err: error }, 'leader election failed; retrying at the next interval');
+      return;
+    }
+    if (!this.leading || this.stopped) return;
+    for (const scanner of due()) {
+      if (this.stopped) return;
+      this.lastRun.set(scanner, Date.now());
+      try {
+        await scanner.runOnce();
+      } catch (error) {
+        this.logger.error(
+          { err: error, scanner: scanner.name },
+          'scanner failed; retrying at the next interval',
+        );
+      }
     }
   }
 

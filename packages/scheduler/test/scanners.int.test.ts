@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useTestDatabase } from '@cyclone/test-db';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { expectEventsFollowTable, useTestDatabase } from '@cyclone/test-db';
 import { Client } from '@cyclone/client';
 import { PostgresStore } from '@cyclone/store-postgres';
 import { Scheduler, type SchedulerOptions } from '../src/index.js';
@@ -16,6 +16,11 @@ beforeAll(() => {
   pool = new pg.Pool({ connectionString: db.url, max: 6 });
   client = new Client({ pool });
   store = new PostgresStore({ pool });
+});
+// Every scanner's moves must be rows of core's transition table.
+let checkedEventId = 0;
+afterEach(async () => {
+  checkedEventId = await expectEventsFollowTable(pool, checkedEventId);
 });
 afterAll(async () => {
   await client.close();
@@ -110,5 +115,59 @@ describe('the unserved-kind sweep', () => {
     expect(step?.state).toBe('available');
     await s.stop();
     await store.deregisterWorker('worker-2');
+  });
+});
+
+describe('the scanners', () => {
+  it('are the recovery sweep, the settlement outbox and the unserved-kind sweep, each with its interval', () => {
+    const s = scheduler({ interval: '2s' });
+    expect(s.scanners.map((x) => [x.name, x.interval])).toEqual([
+      ['reclaim-expired-leases', 2000],
+      ['settle-pending', 2000],
+      ['unserved-kinds', 2000],
+    ]);
+    expect(scheduler({ unservedKindGrace: false }).scanners.map((x) => x.name)).not.toContain(
+      'unserved-kinds',
+    );
+  });
+});
+
+describe('the settlement outbox', () => {
+  it('settles a run left marked for settlement at the next tick', async () => {
+    const { runId } = await client.enqueue('outbox.job', null);
+    // A marker without the settlement it stands for: what a crash after the completion leaves.
+    await pool.query('INSERT INTO cyclone_settlements (run_id) VALUES ($1)', [runId]);
+    const s = scheduler();
+    await s.tick();
+    const { rows } = await pool.query('SELECT 1 FROM cyclone_settlements WHERE run_id = $1', [
+      runId,
+    ]);
+    expect(rows).toHaveLength(0);
+    // Settling a run with work left changes nothing else.
+    expect((await client.getRun(runId)).state).toBe('running');
+    await s.stop();
+  });
+});
+
+describe('start', () => {
+  it('fails fast, naming the missing migrations, on a database that was never migrated', async () => {
+    const bare = new pg.Pool({ connectionString: db.url, max: 2 });
+    const s = new Scheduler({ pool: bare, logger, interval: '1h', schema: 'never_migrated' });
+    await expect(s.start()).rejects.toMatchObject({
+      code: 'SCHEMA_NOT_MIGRATED',
+      message: expect.stringContaining('0000_init'),
+    });
+    await s.stop();
+    await bare.end();
+  });
+
+  it('fails fast with DATABASE_UNREACHABLE when nothing listens at the URL', async () => {
+    const s = new Scheduler({
+      connectionString: 'postgres://postgres@127.0.0.1:1/none',
+      logger,
+      interval: '1h',
+    });
+    await expect(s.start()).rejects.toMatchObject({ code: 'DATABASE_UNREACHABLE' });
+    await s.stop();
   });
 });

@@ -1,6 +1,10 @@
 import pg from 'pg';
 import { ValidationError } from '@cyclone/core';
 import { PostgresStore } from './store.js';
+import { assertPostgresUrl } from './db/database-url.js';
+
+/** How long an owned pool waits for a connection by default. */
+const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
 
 /** How a Cyclone process reaches Postgres: its own pool from a URL, or a pool the application owns. */
 export interface StoreConnectionOptions {
@@ -18,6 +22,12 @@ export interface StoreConnectionOptions {
    * @defaultValue 10 (pg's default)
    */
   readonly maxConnections?: number;
+  /**
+   * How long an owned pool waits for a new connection before the operation fails with
+   * `DatabaseUnreachableError` (instead of hanging on an unreachable host).
+   * @defaultValue 10 000 ms
+   */
+  readonly connectionTimeoutMs?: number;
   /**
    * Told when an idle connection of an owned pool fails (a server restart, a failover,
    * `pg_terminate_backend`). The pool has already dropped that connection and opens a new one on
@@ -42,6 +52,7 @@ export interface StoreConnection {
  *
  * @param subject - what is being configured, for the error message (e.g. `'worker options'`)
  * @throws ValidationError when neither a connection string nor a pool is given
+ * @throws InvalidDatabaseUrlError when the connection string is not a PostgreSQL URL
  */
 export function connectStore(
   options: StoreConnectionOptions,
@@ -52,10 +63,12 @@ export function connectStore(
       { path: 'connectionString', message: 'expected a connection string or a pg Pool (`pool`)' },
     ]);
   }
+  if (!options.pool) assertPostgresUrl(options.connectionString, subject);
   const ownPool = options.pool
     ? undefined
     : new pg.Pool({
         connectionString: options.connectionString,
+        connectionTimeoutMillis: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
         ...(options.maxConnections === undefined ? {} : { max: options.maxConnections }),
       });
   const onIdleError = options.onIdleConnectionError ?? (() => undefined);
@@ -64,6 +77,9 @@ export function connectStore(
   const store = new PostgresStore({
     pool,
     ...(options.schema === undefined ? {} : { schema: options.schema }),
+    ...(options.connectionString === undefined || options.pool
+      ? {}
+      : { connectionString: options.connectionString }),
   });
   let closing: Promise<void> | undefined;
   return {

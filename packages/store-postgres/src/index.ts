@@ -11,6 +11,7 @@
  *
  * const { store, pool, close } = connectStore({ connectionString: process.env.CYCLONE_DATABASE_URL! });
  * await migrate({ pool });
+ * await store.checkSchema();
  * console.log(await store.listRuns({ states: ['failed'] }));
  * await close();
  * ```
@@ -39,10 +40,11 @@ export {
   type NewStep,
   type NewRunOptions,
   type NewJobOptions,
-} from './submission.js';
-export { Notifier, type NotifierOptions } from './notifier.js';
-export { Channels } from './sql/channels.js';
+} from './submission/new-runs.js';
+export { Notifier, type NotifierOptions } from './db/notifier.js';
+export { Channels } from './db/channels.js';
 export { uuidv7, isUuid } from './ids.js';
-export { tablesIn, type Tables } from './tables.js';
-export { withTransaction, isRetryableTransactionError } from './transaction.js';
-export type { Queryable } from './executor.js';
+export { tablesIn, type Tables } from './db/tables.js';
+export { withTransaction, isRetryableTransactionError } from './db/transaction.js';
+export type { Queryable } from './db/executor.js';
+export type { RowOf, RunRecord, StepRecord, EventRecord } from './db/rows.js';

@@ -4,7 +4,10 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate as drizzleMigrate } from 'drizzle-orm/node-postgres/migrator';
-import { quoteIdent } from './tables.js';
+import { quoteIdent } from './db/tables.js';
+import { pendingMigrations, shippedMigrations } from './db/migration-journal.js';
+import { redactUrl, toStoreError } from './db/driver-errors.js';
+import { assertPostgresUrl } from './db/database-url.js';
 
 /** Options of {@link migrate}. */
 export interface MigrateOptions {
@@ -51,45 +54,78 @@ export function defaultMigrationsFolder(): string {
  */
 export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   const schema = options.schema ?? 'public';
+  if (!options.pool) assertPostgresUrl(options.connectionString, 'migrate options');
+  const target = {
+    description: options.connectionString ? redactUrl(options.connectionString) : 'the given pool',
+    schema,
+  };
   const ownPool = options.pool
     ? undefined
-    : new pg.Pool({ connectionString: options.connectionString, max: 1 });
+    : new pg.Pool({
+        connectionString: options.connectionString,
+        max: 1,
+        connectionTimeoutMillis: 10_000,
+      });
   const pool = options.pool ?? ownPool!;
+  try {
+    return await migrateOn(pool, schema, options.migrationsFolder ?? defaultMigrationsFolder());
+  } catch (error) {
+    throw toStoreError(error, 'migrate', target);
+  } finally {
+    await ownPool?.end();
+  }
+}
+
+async function migrateOn(pool: pg.Pool, schema: string, folder: string): Promise<MigrateResult> {
   const client = await pool.connect();
   const lockKey = `cyclone:migrate:${schema}`;
+  const migrationsTable = 'cyclone_migrations';
   try {
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [lockKey]);
     try {
+      // Nothing pending: return before any DDL, so a role with data rights only (no CREATE on the
+      // database or the schema) can call migrate() at boot.
+      const before = await appliedRecord(client, schema, migrationsTable);
+      if (pendingMigrations(shippedMigrations(folder), before.latest).length === 0) {
+        return { applied: 0 };
+      }
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
-      const migrationsTable = 'cyclone_migrations';
-      const before = await countApplied(client, schema, migrationsTable);
       // The generated SQL names tables unqualified; the search path places them in the schema.
       await client.query(`SET search_path TO ${quoteIdent(schema)}`);
       await drizzleMigrate(drizzle(client), {
-        migrationsFolder: options.migrationsFolder ?? defaultMigrationsFolder(),
+        migrationsFolder: folder,
         migrationsSchema: schema,
         migrationsTable,
       });
-      const after = await countApplied(client, schema, migrationsTable);
-      return { applied: after - before };
+      const after = await appliedRecord(client, schema, migrationsTable);
+      return { applied: after.count - before.count };
     } finally {
       await client.query('RESET search_path');
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', [lockKey]);
     }
   } finally {
     client.release();
-    await ownPool?.end();
   }
 }
 
-async function countApplied(client: pg.PoolClient, schema: string, table: string): Promise<number> {
+/** How many migrations are recorded as applied, and the newest one's timestamp. */
+async function appliedRecord(
+  client: pg.PoolClient,
+  schema: string,
+  table: string,
+): Promise<{ count: number; latest: number | null }> {
+  const qualified = `${quoteIdent(schema)}.${quoteIdent(table)}`;
   const exists = await client.query<{ present: boolean }>(
     'SELECT to_regclass($1) IS NOT NULL AS present',
-    [`${quoteIdent(schema)}.${quoteIdent(table)}`],
+    [qualified],
   );
-  if (!exists.rows[0]?.present) return 0;
-  const result = await client.query<{ n: string }>(
-    `SELECT count(*) AS n FROM ${quoteIdent(schema)}.${quoteIdent(table)}`,
+  if (!exists.rows[0]?.present) return { count: 0, latest: null };
+  const result = await client.query<{ n: string; latest: string | null }>(
+    `SELECT count(*) AS n, max(created_at)::text AS latest FROM ${qualified}`,
   );
-  return Number(result.rows[0]?.n ?? 0);
+  const row = result.rows[0];
+  return {
+    count: Number(row?.n ?? 0),
+    latest: row?.latest == null ? null : Number(row.latest),
+  };
 }

@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { defaultMigrationsFolder } from './migrate.js';
-import { quoteIdent } from './tables.js';
+import { quoteIdent } from './db/tables.js';
+import { shippedMigrations } from './db/migration-journal.js';
 
 /** Options of {@link migrationStatus}. */
 export interface MigrationStatusOptions {
@@ -38,11 +39,6 @@ export interface MigrationStatus {
   readonly pending: readonly MigrationState[];
 }
 
-interface JournalEntry {
-  readonly tag: string;
-  readonly when: number;
-}
-
 /**
  * Lists the folder's migrations as applied or pending, reading the table `migrate()` writes
  * (`<schema>.cyclone_migrations`) and nothing else. A migration counts as applied as drizzle's
@@ -50,18 +46,15 @@ interface JournalEntry {
  *
  * @example
  * ```ts
- * const { pending } = await migrationStatus({ connectionString: process.env.DATABASE_URL });
+ * const { pending } = await migrationStatus({ connectionString: process.env.CYCLONE_DATABASE_URL });
  * if (pending.length > 0) console.log(`${pending.length} migration(s) to apply`);
  * ```
  */
 export async function migrationStatus(options: MigrationStatusOptions): Promise<MigrationStatus> {
   const folder = options.migrationsFolder ?? defaultMigrationsFolder();
-  const journal = JSON.parse(readFileSync(path.join(folder, 'meta', '_journal.json'), 'utf8')) as {
-    entries: JournalEntry[];
-  };
   const recorded = await readRecorded(options);
   const newest = Math.max(-Infinity, ...recorded.keys());
-  const migrations = journal.entries.map((entry): MigrationState => {
+  const migrations = shippedMigrations(folder).map((entry): MigrationState => {
     const applied = entry.when <= newest;
     const hash = recorded.get(entry.when);
     const sql = readFileSync(path.join(folder, `${entry.tag}.sql`), 'utf8');

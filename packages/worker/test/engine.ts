@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { useTestDatabase } from '@cyclone/test-db';
+import { expectEventsFollowTable, useTestDatabase } from '@cyclone/test-db';
 import { Client } from '@cyclone/client';
 import { PostgresStore } from '@cyclone/store-postgres';
 import { Worker, type WorkerOptions } from '../src/index.js';
@@ -11,7 +11,8 @@ export const testLogger = pino({ level: process.env.CYCLONE_TEST_LOG ?? 'silent'
 
 /**
  * A fresh database for the test file, with a pool, a client, a store and a way to start workers
- * that are stopped after each test.
+ * that are stopped after each test. After each test, every event it recorded is checked against
+ * core's transition table (`expectEventsFollowTable`).
  */
 export function useEngine() {
   const db = useTestDatabase();
@@ -19,6 +20,8 @@ export function useEngine() {
   let client: Client | undefined;
   let store: PostgresStore | undefined;
   const workers: Worker[] = [];
+  // Events already checked against core's table; each test checks only what it added.
+  let checkedEventId = 0;
 
   beforeAll(() => {
     pool = new pg.Pool({ connectionString: db.url, max: 10 });
@@ -30,6 +33,8 @@ export function useEngine() {
   });
   afterEach(async () => {
     await Promise.all(workers.splice(0).map((w) => w.stop({ timeout: '1s' })));
+    // Every recorded (from, to, trigger) must be a row of core's transition table.
+    checkedEventId = await expectEventsFollowTable(pool!, checkedEventId);
   });
   afterAll(async () => {
     await client?.close();

@@ -30,6 +30,7 @@ import { databaseUrl, newTestDatabaseName } from './names.js';
 import { type CycloneTestDbContext, providedKey } from './provided.js';
 
 export type { CycloneTestDbContext, ServerRoute } from './provided.js';
+export { expectEventsFollowTable } from './events-follow-table.js';
 
 /** A database of its own for one test file (or one test). */
 export interface TestDatabase {

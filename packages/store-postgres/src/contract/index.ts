@@ -14,6 +14,7 @@ export type * from './worker-store.js';
 export type * from './run-store.js';
 export type * from './maintenance-store.js';
 export type * from './notifications.js';
+export type * from './schema-check.js';
 
 /** What `@cyclone/client` uses. */
 export type ClientStore = RunCommands & RunReads & StoreNotifications;

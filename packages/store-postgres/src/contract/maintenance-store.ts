@@ -1,3 +1,5 @@
+import type { SchemaCheck } from './schema-check.js';
+
 /** What {@link MaintenanceStore.failUnservedSteps} needs. */
 export interface UnservedStepsSweep {
   /** Recorded as the claimant of the steps it fails. */
@@ -14,7 +16,7 @@ export interface UnservedStepsSweep {
  * What the scheduler's scanners need: leader election among replicas and the time-driven sweeps.
  * Every sweep is bounded per pass and safe to run again.
  */
-export interface MaintenanceStore {
+export interface MaintenanceStore extends SchemaCheck {
   /**
    * Takes or renews the named leader lease for `holder`; true while `holder` leads. Replicas call
    * it every interval, so a leader that dies is replaced once its lease expires.
@@ -34,4 +36,10 @@ export interface MaintenanceStore {
    * Returns how many steps it failed.
    */
   failUnservedSteps(sweep: UnservedStepsSweep): Promise<number>;
+  /**
+   * Re-drives the settlement outbox: settles up to `limit` runs whose steps ended in a statement
+   * that marked them for settlement while the settlement itself did not happen (the completing
+   * process crashed or lost its connection in between). Returns how many runs it settled.
+   */
+  settlePending(limit?: number): Promise<number>;
 }

@@ -1,6 +1,7 @@
 import type { RunState, RunStatus, StepEvent, StepStatus } from '@cyclone/core';
-import type { NewRun } from '../submission.js';
-import type { Queryable } from '../executor.js';
+import type { NewRun } from '../submission/new-runs.js';
+import type { Queryable } from '../db/executor.js';
+import type { SchemaCheck } from './schema-check.js';
 
 /** What {@link RunCommands.submit} returns for each run. */
 export interface SubmittedRun {
@@ -39,7 +40,7 @@ export interface RunCommands {
 }
 
 /** Reads of runs, steps and events. None of them writes. */
-export interface RunReads {
+export interface RunReads extends SchemaCheck {
   /** One run's status, or undefined for an unknown id. */
   getRun(runId: string): Promise<RunStatus | undefined>;
   /** The statuses of several runs (unknown ids are left out). */

@@ -1,4 +1,5 @@
 import type { BackoffPolicy, ErrorKind } from '@cyclone/core';
+import type { SchemaCheck } from './schema-check.js';
 
 /** What {@link WorkerStore.claim} needs. */
 export interface ClaimRequest {
@@ -69,15 +70,14 @@ export type FailureOutcome = 'retried' | 'discarded' | 'fenced';
  * keep leases alive, and say which kinds it serves. Every write moves a step by one of core's
  * transitions and commits together with its events.
  */
-export interface WorkerStore {
-  /** Fails fast with a typed error when the database is unreachable or Cyclone's schema is not migrated. */
-  checkSchema(): Promise<void>;
+export interface WorkerStore extends SchemaCheck {
   /** Claims available steps of the given kinds whose time has come, oldest first. */
   claim(request: ClaimRequest): Promise<ClaimedStep[]>;
   /**
    * Records handler successes (and everything they make necessary: the run's completion, the
-   * promotion of dependents) atomically. Returns the ids whose completion was accepted; the others
-   * were fenced out and nothing of them was written.
+   * promotion of dependents) atomically, marking in the same statement any run that needs more
+   * settling, which then follows (or, after a crash, `MaintenanceStore.settlePending`). Returns the
+   * ids whose completion was accepted; the others were fenced out and nothing of them was written.
    */
   complete(completions: readonly Completion[]): Promise<Set<string>>;
   /** Records a handler failure: retried after its backoff, or discarded with the run settled. */

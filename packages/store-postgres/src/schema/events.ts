@@ -3,7 +3,8 @@ import { bigserial, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle
 
 /**
  * The operator's history of a run: one row for every transition that means something to an
- * operator, written in the same transaction as the transition.
+ * operator, written in the same transaction as the transition. Each row's `(from_state, to_state,
+ * trigger)` is a row of core's transition table.
  */
 export const cycloneEvents = pgTable(
   'cyclone_events',
@@ -14,8 +15,15 @@ export const cycloneEvents = pgTable(
     node: text('node'),
     /** What happened, e.g. `step_completed`, `step_retry_scheduled`, `run_failed`, `wait_lapsed`. */
     type: text('type').notNull(),
+    /** The state before the transition; null when the row was inserted (a submit). */
     fromState: text('from_state'),
     toState: text('to_state'),
+    /**
+     * The trigger of core's transition table that made the move (`claim`, `complete`, ...): a step
+     * trigger on step events, a run trigger on run events. Null only on events written before the
+     * column existed.
+     */
+    trigger: text('trigger'),
     errorKind: text('error_kind'),
     /** Small operator-facing facts (attempt, delay); never payloads. */
     detail: jsonb('detail'),

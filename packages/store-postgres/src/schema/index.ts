@@ -22,3 +22,4 @@ export { cycloneEvents } from './events.js';
 export { cycloneSchedules, OVERLAP_POLICIES } from './schedules.js';
 export { cycloneLeaders } from './leases.js';
 export { cycloneWorkers } from './workers.js';
+export { cycloneSettlements } from './settlements.js';

@@ -4,6 +4,7 @@
  * written rather than what the read path makes of it.
  */
 import { beforeAll } from 'vitest';
+import type { EventRecord, RunRecord, StepRecord } from '@cyclone/store-postgres';
 import { eventually, testLogger, useEngine } from '../engine.js';
 
 /** The fixture of `useEngine()`. */
@@ -25,67 +26,14 @@ export function useTransitionEngine(): Engine {
   return engine;
 }
 
-/** A `cyclone_steps` row, with the timestamps as they are stored. */
-export interface StepRow {
-  id: string;
-  run_id: string;
-  node: string;
-  node_type: string;
-  kind: string | null;
-  state: string;
-  depends_on: string[];
-  deps_remaining: number;
-  on_dep_failure: string;
-  attempts: number;
-  max_attempts: number;
-  reclaims: number;
-  timeout_ms: number | null;
-  scheduled_at: Date;
-  claim_token: string | null;
-  claimed_by: string | null;
-  lease_expires_at: Date | null;
-  output: unknown;
-  error: string | null;
-  error_kind: string | null;
-  panic_stack: string | null;
-  created_at: Date;
-  started_at: Date | null;
-  ended_at: Date | null;
-}
+/** A `cyclone_steps` row, with the timestamps as they are stored (the store's one row type). */
+export type StepRow = StepRecord;
 
 /** A `cyclone_runs` row. */
-export interface RunRow {
-  id: string;
-  workflow: string;
-  definition_hash: string | null;
-  state: string;
-  input: unknown;
-  error_kind: string | null;
-  error: string | null;
-  failed_node: string | null;
-  idempotency_key: string | null;
-  max_reclaims: number | null;
-  open_steps: number;
-  failure_count: number;
-  reclaim_count: number;
-  created_at: Date;
-  started_at: Date | null;
-  ended_at: Date | null;
-}
+export type RunRow = RunRecord;
 
 /** A `cyclone_events` row. */
-export interface EventRow {
-  id: string;
-  run_id: string;
-  step_id: string | null;
-  node: string | null;
-  type: string;
-  from_state: string | null;
-  to_state: string | null;
-  error_kind: string | null;
-  detail: Record<string, unknown> | null;
-  at: Date;
-}
+export type EventRow = EventRecord;
 
 /** The run's row; fails the test when it does not exist. */
 export async function runRow(engine: Engine, runId: string): Promise<RunRow> {

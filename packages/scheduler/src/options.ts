@@ -1,0 +1,34 @@
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { Duration, WorkflowDefinition } from '@cyclone/core';
+
+/** Options of a `Scheduler`. */
+export interface SchedulerOptions {
+  readonly connectionString?: string;
+  readonly pool?: pg.Pool;
+  /** @defaultValue `'public'` */
+  readonly schema?: string;
+  /** Workflows the scheduler may start (schedules, child runs). */
+  readonly workflows?: readonly WorkflowDefinition[];
+  /**
+   * How often the scanners run.
+   * @defaultValue `'1s'`
+   */
+  readonly interval?: Duration;
+  /**
+   * How long an available step may wait while no live worker handles its kind before it is
+   * discarded (error kind `permanent`, naming the kind), so a typo in a kind fails loudly instead
+   * of hanging. `false` turns this off.
+   * @defaultValue `'5m'`
+   */
+  readonly unservedKindGrace?: Duration | false;
+  /**
+   * A worker whose registration is older than this counts as gone.
+   * @defaultValue `'30s'`
+   */
+  readonly workerLiveness?: Duration;
+  /** @defaultValue `pino({ name: 'cyclone-scheduler' })` */
+  readonly logger?: Logger;
+  /** @defaultValue `<hostname>:<pid>:<random>` */
+  readonly id?: string;
+}

@@ -1,0 +1,82 @@
+import type pg from 'pg';
+import { orderedValues, type Statement, type StatementCompiler } from './statement.js';
+import type { Tables } from './tables.js';
+import { withTransaction } from './transaction.js';
+import { retryOnConflict } from './retry.js';
+
+/** Anything that runs a query: a pool, or a client inside a transaction. */
+export type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
+
+/**
+ * Runs Cyclone's statements as named prepared statements: Postgres parses and plans each one once
+ * per connection, which matters on the hot paths (claim, complete) that run thousands of times a
+ * second. Every store operation takes an executor; on a pool it can also open transactions.
+ */
+export class Executor {
+  constructor(
+    readonly db: Queryable,
+    private readonly compiler: StatementCompiler,
+    private readonly pool?: pg.Pool,
+  ) {}
+
+  /** The qualified table names the statements are compiled against. */
+  get tables(): Tables {
+    return this.compiler.tables;
+  }
+
+  /** Runs a statement with named parameters; resolves with its rows. */
+  async rows<P extends object, R extends pg.QueryResultRow>(
+    statement: Statement<P, R>,
+    params: P,
+  ): Promise<R[]> {
+    return (await this.run(statement, params)).rows;
+  }
+
+  /** The first row of a statement, or undefined. */
+  async one<P extends object, R extends pg.QueryResultRow>(
+    statement: Statement<P, R>,
+    params: P,
+  ): Promise<R | undefined> {
+    return (await this.rows(statement, params))[0];
+  }
+
+  /** The number of rows a statement affected. */
+  async count<P extends object>(
+    statement: Statement<P, pg.QueryResultRow>,
+    params: P,
+  ): Promise<number> {
+    return (await this.run(statement, params)).rowCount ?? 0;
+  }
+
+  /** Runs a single statement again when Postgres aborted it for a deadlock. */
+  retrying<T>(work: (exec: Executor) => Promise<T>): Promise<T> {
+    return retryOnConflict(() => work(this));
+  }
+
+  /**
+   * Runs `work` in a transaction (retried on deadlocks, see `withTransaction`), with an executor on
+   * the transaction's client. Only an executor on a pool opens transactions.
+   */
+  transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
+    if (!this.pool)
+      throw new TypeError('this executor runs on a client and cannot open a transaction');
+    return withTransaction(this.pool, (client) => work(this.on(client)));
+  }
+
+  /** The same executor on another connection (a transaction's client, a caller's transaction). */
+  on(db: Queryable): Executor {
+    return new Executor(db, this.compiler);
+  }
+
+  private async run<P extends object, R extends pg.QueryResultRow>(
+    statement: Statement<P, R>,
+    params: P,
+  ): Promise<pg.QueryResult<R>> {
+    const compiled = this.compiler.compile(statement);
+    return this.db.query<R>({
+      name: compiled.name,
+      text: compiled.text,
+      values: orderedValues(compiled, params),
+    });
+  }
+}

@@ -1,0 +1,41 @@
+/** Quotes a Postgres identifier. */
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/**
+ * The qualified names of Cyclone's tables in one Postgres schema. Queries are written against
+ * these, so Cyclone can live in any schema without touching a connection's `search_path`.
+ */
+export interface Tables {
+  readonly schema: string;
+  readonly runs: string;
+  readonly steps: string;
+  readonly workflows: string;
+  readonly signals: string;
+  readonly events: string;
+  readonly schedules: string;
+  readonly leaders: string;
+  readonly workers: string;
+  readonly settlements: string;
+  /** Where `migrate()` records the applied migrations. */
+  readonly migrations: string;
+}
+
+/** Builds the {@link Tables} of a schema (default `public`). */
+export function tablesIn(schema = 'public'): Tables {
+  const q = (table: string) => `${quoteIdent(schema)}.${quoteIdent(table)}`;
+  return {
+    schema,
+    runs: q('cyclone_runs'),
+    steps: q('cyclone_steps'),
+    workflows: q('cyclone_workflows'),
+    signals: q('cyclone_signals'),
+    events: q('cyclone_events'),
+    schedules: q('cyclone_schedules'),
+    leaders: q('cyclone_leaders'),
+    workers: q('cyclone_workers'),
+    settlements: q('cyclone_settlements'),
+    migrations: q('cyclone_migrations'),
+  };
+}

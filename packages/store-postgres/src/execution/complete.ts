@@ -1,0 +1,74 @@
+import {
+  isTerminalRun,
+  RUN_STATES,
+  RunState,
+  RunTrigger,
+  runChange,
+  StepState,
+  StepTrigger,
+  stepChange,
+} from '@cyclone/core';
+import type { Completion } from '../contract/worker-store.js';
+import type { Executor } from '../db/executor.js';
+import { singleFrom } from '../db/single-from.js';
+import { settleMarkedRun } from '../settlement/settle-marked-run.js';
+import { completeSteps, type CompleteStepsParams } from './complete-steps.js';
+
+const complete = stepChange(StepTrigger.Complete, StepState.Completed);
+const promote = stepChange(StepTrigger.Promote, StepState.Available, 'task');
+const runCompletes = runChange(RunTrigger.Complete, RunState.Completed);
+
+/** The parts of the completion statement's parameters that come from core's table. */
+const changes: Omit<CompleteStepsParams, 'stepIds' | 'claimTokens' | 'outputs'> = {
+  completeTo: complete.to,
+  completeFrom: complete.from,
+  completeTrigger: complete.trigger,
+  completeEventFrom: singleFrom(complete),
+  runCompleteTo: runCompletes.to,
+  runCompleteFrom: runCompletes.from,
+  runCompleteTrigger: runCompletes.trigger,
+  promoteTo: promote.to,
+  promoteFrom: promote.from,
+  promoteTrigger: promote.trigger,
+  promoteEventFrom: singleFrom(promote),
+  promotingRunState: RunState.Running,
+  openRunStates: RUN_STATES.filter((s) => !isTerminalRun(s)),
+};
+
+/**
+ * Records handler successes in one statement, which also marks the runs that need settling in
+ * the settlement outbox; then settles those runs, each in its own transaction that clears its
+ * marker. Returns the ids whose completion was accepted; the others were fenced out (their claim
+ * had moved on) and nothing of them was written.
+ *
+ * A settlement that fails (a lost connection, a crash) is not an error of the completion, which
+ * has committed: its marker stays, and the scheduler's `settle-pending` scanner settles the run.
+ */
+export async function completeAll(
+  db: Executor,
+  completions: readonly Completion[],
+): Promise<Set<string>> {
+  if (completions.length === 0) return new Set();
+  const rows = await db.retrying((exec) =>
+    completeSteps(exec, {
+      ...changes,
+      stepIds: completions.map((c) => c.stepId),
+      claimTokens: completions.map((c) => c.claimToken),
+      outputs: completions.map((c) => c.outputJson),
+    }),
+  );
+  const accepted = new Set<string>();
+  const toSettle = new Set<string>();
+  for (const row of rows) {
+    if (row.what === 'done' && row.id) accepted.add(row.id);
+    else if (row.what === 'settle' && row.id) toSettle.add(row.id);
+  }
+  for (const runId of toSettle) {
+    try {
+      await settleMarkedRun(db, runId);
+    } catch {
+      // Left in the outbox for settle-pending; the completions above stand either way.
+    }
+  }
+  return accepted;
+}

@@ -1,0 +1,58 @@
+import type { StepChange } from '@cyclone/core';
+import type { Executor } from '../db/executor.js';
+import { singleFrom } from '../db/single-from.js';
+import { lockRunOfStep } from '../settlement/lock-run-of-step.js';
+import { settleRun } from '../settlement/settle-run.js';
+import { discardStep, type DiscardStepParams } from './discard-step.js';
+
+/** What a discard records. */
+export interface Discard {
+  /** A `-> discarded` change of core's table. */
+  readonly change: StepChange;
+  readonly error: string;
+  readonly errorKind: string;
+  readonly panicStack: string | null;
+  readonly chargeAttempt: boolean;
+  readonly detail: Record<string, unknown>;
+  /** Discard only if the lease has (still) expired: the reclaim limit. */
+  readonly requireExpiredLease?: boolean;
+}
+
+/** The statement parameters of a discard, inside a transaction that holds the run's lock. */
+export function discardParams(stepId: string, claimToken: string, p: Discard): DiscardStepParams {
+  return {
+    stepId,
+    claimToken,
+    error: p.error,
+    errorKind: p.errorKind,
+    panicStack: p.panicStack,
+    eventType: 'step_discarded',
+    detail: JSON.stringify({ ...p.detail, trigger: p.change.trigger }),
+    chargeAttempt: p.chargeAttempt,
+    requireExpiredLease: p.requireExpiredLease ?? false,
+    toState: p.change.to,
+    fromStates: p.change.from,
+    eventFrom: singleFrom(p.change),
+    trigger: p.change.trigger,
+  };
+}
+
+/**
+ * Discards a running step, fenced by its claim, and settles its run (fail-fast or branch
+ * cancellation, the run's new state), all in one transaction. False when fenced out.
+ */
+export function discard(
+  db: Executor,
+  stepId: string,
+  claimToken: string,
+  p: Discard,
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const run = await lockRunOfStep(tx, { stepId });
+    if (!run) return false;
+    const gone = await discardStep(tx, discardParams(stepId, claimToken, p));
+    if (gone.length === 0) return false;
+    await settleRun(tx, run.id);
+    return true;
+  });
+}

@@ -1,0 +1,17 @@
+import { StepTrigger } from '@cyclone/core';
+import type { Executor } from '../db/executor.js';
+import { requeue } from './requeue.js';
+
+/** Gives a running step back without charging an attempt (graceful shutdown); false when fenced out. */
+export function release(db: Executor, stepId: string, claimToken: string): Promise<boolean> {
+  return requeue(db, stepId, claimToken, {
+    trigger: StepTrigger.Release,
+    delayMs: 0,
+    chargeAttempt: false,
+    error: null,
+    errorKind: null,
+    panicStack: null,
+    eventType: 'step_released',
+    detail: null,
+  });
+}

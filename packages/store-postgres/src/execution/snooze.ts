@@ -1,0 +1,22 @@
+import { ErrorKind, StepTrigger } from '@cyclone/core';
+import type { Executor } from '../db/executor.js';
+import { requeue } from './requeue.js';
+
+/** Delays a running step without charging an attempt (`snooze(d)`); false when fenced out. */
+export function snooze(
+  db: Executor,
+  stepId: string,
+  claimToken: string,
+  delayMs: number,
+): Promise<boolean> {
+  return requeue(db, stepId, claimToken, {
+    trigger: StepTrigger.Snooze,
+    delayMs,
+    chargeAttempt: false,
+    error: `snoozed for ${delayMs}ms`,
+    errorKind: ErrorKind.Snooze,
+    panicStack: null,
+    eventType: 'step_snoozed',
+    detail: { delayMs },
+  });
+}

@@ -1,0 +1,49 @@
+import { ErrorKind, StepState, StepTrigger, stepChange } from '@cyclone/core';
+import type { UnservedStepsSweep } from '../contract/maintenance-store.js';
+import type { Executor } from '../db/executor.js';
+import { claimChangeParams } from '../execution/claim-change.js';
+import { discardParams } from '../execution/discard.js';
+import { discardStep } from '../execution/discard-step.js';
+import { lockRunOfStep } from '../settlement/lock-run-of-step.js';
+import { settleRun } from '../settlement/settle-run.js';
+import { claimStep } from './claim-step.js';
+import { findUnservedSteps } from './find-unserved-steps.js';
+
+const discardPermanent = stepChange(StepTrigger.PermanentError, StepState.Exhausted);
+
+/**
+ * Fails steps that no live worker can run: available for longer than `graceMs` while workers
+ * are live and none of them handles the step's kind. Each is claimed on behalf of `claimant`
+ * and discarded as permanent with an error that names the kind, then its run is settled, all
+ * in one transaction, so only legal moves are made. Returns how many steps it failed.
+ */
+export async function failUnservedSteps(db: Executor, p: UnservedStepsSweep): Promise<number> {
+  const steps = await findUnservedSteps(db, {
+    livenessMs: p.livenessMs,
+    graceMs: p.graceMs,
+    limit: p.limit ?? 100,
+  });
+  let failed = 0;
+  for (const step of steps) {
+    const done = await db.transaction(async (tx) => {
+      await lockRunOfStep(tx, { stepId: step.id });
+      const claimed = await claimStep(tx, { ...claimChangeParams(p.claimant), stepId: step.id });
+      if (!claimed) return false;
+      await discardStep(
+        tx,
+        discardParams(step.id, claimed.claim_token, {
+          change: discardPermanent,
+          error: `no live worker handles kind "${step.kind}": register a handler for it on a worker, then retry the step`,
+          errorKind: ErrorKind.Permanent,
+          panicStack: null,
+          chargeAttempt: true,
+          detail: { reason: 'unserved_kind' },
+        }),
+      );
+      await settleRun(tx, step.run_id);
+      return true;
+    });
+    if (done) failed++;
+  }
+  return failed;
+}

@@ -1,0 +1,42 @@
+import type { Executor } from '../db/executor.js';
+import { defineStatement } from '../db/statement.js';
+import { runColumns, type RunReadRow } from './run-columns.js';
+
+/** The filters of {@link listRuns}; a null filter matches everything. */
+export interface ListRunsParams {
+  states: readonly string[] | null;
+  workflow: string | null;
+  createdAfter: Date | null;
+  createdBefore: Date | null;
+  /** The keyset cursor: the `created_at` (full precision) and id of the previous page's last row. */
+  cursorAt: string | null;
+  cursorId: string | null;
+  limit: number;
+}
+
+/** A listed run with its cursor. */
+export type ListedRunRow = RunReadRow & { cursor_at: string };
+
+/**
+ * Runs newest first, filtered by state, workflow and creation time, paginated by a keyset cursor
+ * (`cursor_at` is `created_at` at full microsecond precision, which a JavaScript Date would lose).
+ */
+const statement = defineStatement<ListRunsParams, ListedRunRow>(
+  'list-runs',
+  (t, p) => `
+SELECT ${runColumns(t)}, r.created_at::text AS cursor_at FROM ${t.runs} r
+WHERE (${p.states}::text[] IS NULL OR r.state = ANY(${p.states}::text[]))
+  AND (${p.workflow}::text IS NULL OR r.workflow = ${p.workflow}::text)
+  AND (${p.createdAfter}::timestamptz IS NULL OR r.created_at >= ${p.createdAfter}::timestamptz)
+  AND (${p.createdBefore}::timestamptz IS NULL OR r.created_at < ${p.createdBefore}::timestamptz)
+  AND (${p.cursorAt}::timestamptz IS NULL
+       OR (r.created_at, r.id) < (${p.cursorAt}::timestamptz, ${p.cursorId}::uuid))
+ORDER BY r.created_at DESC, r.id DESC
+LIMIT ${p.limit}
+`,
+);
+
+/** One page of runs (see the statement). */
+export function listRuns(db: Executor, p: ListRunsParams): Promise<ListedRunRow[]> {
+  return db.rows(statement, p);
+}

@@ -1,0 +1,22 @@
+import type { Executor } from '../db/executor.js';
+import { defineStatement } from '../db/statement.js';
+import { STEP_COLUMNS, type StepReadRow } from './run-columns.js';
+
+/** The run whose steps to list. */
+export interface ListStepsParams {
+  runId: string;
+}
+
+const statement = defineStatement<ListStepsParams, StepReadRow>(
+  'list-steps',
+  (t, p) => `
+SELECT ${STEP_COLUMNS}, output FROM ${t.steps}
+WHERE run_id = ${p.runId}
+ORDER BY item_index NULLS FIRST, created_at, id
+`,
+);
+
+/** A run's steps in creation order (nodes, then item tasks in item order), with outputs. */
+export function listSteps(db: Executor, p: ListStepsParams): Promise<StepReadRow[]> {
+  return db.rows(statement, p);
+}

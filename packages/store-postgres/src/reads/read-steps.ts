@@ -1,0 +1,37 @@
+import type { StepEvent, StepStatus } from '@cyclone/core';
+import type { Executor } from '../db/executor.js';
+import { getLeafOutputs, type LeafOutputRow } from './get-leaf-outputs.js';
+import { getNodeOutput } from './get-node-output.js';
+import { listEvents } from './list-events.js';
+import { listSteps } from './list-steps.js';
+import { toStepEvent, toStepStatus } from './to-status.js';
+
+/** A run's steps: nodes in declaration order, then item tasks in item order, with outputs. */
+export async function readSteps(db: Executor, runId: string): Promise<StepStatus[]> {
+  return (await listSteps(db, { runId })).map(toStepStatus);
+}
+
+/** A run's events in order, after the event id `afterId` when given. */
+export async function readEvents(
+  db: Executor,
+  runId: string,
+  afterId?: number,
+  limit = 10_000,
+): Promise<StepEvent[]> {
+  return (await listEvents(db, { runId, afterId: afterId ?? null, limit })).map(toStepEvent);
+}
+
+/** A node's state and output (item tasks excluded), or undefined for an unknown node. */
+export async function readNodeOutput(
+  db: Executor,
+  runId: string,
+  node: string,
+): Promise<{ state: string; output: unknown } | undefined> {
+  const row = await getNodeOutput(db, { runId, node });
+  return row && { state: row.state, output: row.output };
+}
+
+/** The outputs of a run's completed leaf nodes: its result. */
+export function readLeafOutputs(db: Executor, runId: string): Promise<LeafOutputRow[]> {
+  return getLeafOutputs(db, { runId });
+}

@@ -1,0 +1,70 @@
+import type { RunStatus, StepEvent, StepStatus } from '@cyclone/core';
+import type { EventRecord } from '../db/rows.js';
+import type { RunReadRow, StepReadRow } from './run-columns.js';
+
+/** Maps a run row to the public {@link RunStatus}. */
+export function toRunStatus(row: RunReadRow): RunStatus {
+  return {
+    id: row.id,
+    workflow: row.workflow,
+    state: row.state,
+    errorKind: row.error_kind,
+    error: row.error,
+    failedNode: row.failed_node,
+    parentRunId: row.parent_run_id,
+    idempotencyKey: row.idempotency_key,
+    deadlineAt: row.deadline_at,
+    failureCount: row.failure_count,
+    reclaimCount: row.reclaim_count,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+    totalRunTimeMs:
+      row.started_at && row.ended_at ? row.ended_at.getTime() - row.started_at.getTime() : null,
+  };
+}
+
+/** Maps a step row to the public {@link StepStatus}. */
+export function toStepStatus(row: StepReadRow): StepStatus {
+  return {
+    id: row.id,
+    runId: row.run_id,
+    node: row.node,
+    nodeType: row.node_type,
+    kind: row.kind,
+    state: row.state,
+    attempts: row.attempts,
+    maxAttempts: row.max_attempts,
+    reclaims: row.reclaims,
+    error: row.error,
+    errorKind: row.error_kind,
+    panicStack: row.panic_stack,
+    timedOut: row.timed_out,
+    ...(row.output === undefined || row.output === null ? {} : { output: row.output }),
+    dependsOn: row.depends_on,
+    itemIndex: row.item_index,
+    childRunId: row.child_run_id,
+    scheduledAt: row.scheduled_at,
+    leaseExpiresAt: row.lease_expires_at,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+  };
+}
+
+/** Maps an event row to the public {@link StepEvent}. */
+export function toStepEvent(row: EventRecord): StepEvent {
+  return {
+    id: Number(row.id),
+    at: row.at,
+    runId: row.run_id,
+    stepId: row.step_id,
+    node: row.node,
+    type: row.type,
+    from: row.from_state,
+    to: row.to_state,
+    trigger: row.trigger,
+    errorKind: row.error_kind,
+    detail: row.detail,
+  };
+}

@@ -1,0 +1,15 @@
+import type { Executor } from '../db/executor.js';
+import { findPendingSettlements } from './find-pending-settlements.js';
+import { settleMarkedRun } from './settle-marked-run.js';
+
+/**
+ * Re-drives the settlement outbox: settles up to `limit` runs whose steps ended while their
+ * settlement did not happen (the completing process crashed or lost its connection in between).
+ * Each run is settled in its own transaction; settling a run twice is harmless (the second finds
+ * nothing to do), so it may race with the completing worker. Returns how many runs it settled.
+ */
+export async function settlePending(db: Executor, limit = 100): Promise<number> {
+  const pending = await findPendingSettlements(db, { limit });
+  for (const { run_id: runId } of pending) await settleMarkedRun(db, runId);
+  return pending.length;
+}

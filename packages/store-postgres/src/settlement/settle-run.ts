@@ -1,0 +1,89 @@
+import {
+  decideRunOutcome,
+  ErrorKind,
+  isTerminalRun,
+  isTerminalStep,
+  runChange,
+  RunTrigger,
+  StepState,
+  StepTrigger,
+  stepChange,
+  type RunChange,
+} from '@cyclone/core';
+import type { Executor } from '../db/executor.js';
+import { cancelSteps } from './cancel-steps.js';
+import { loadRunNodes } from './load-run-nodes.js';
+import { lockRun } from './lock-run.js';
+import { setRunState } from './set-run-state.js';
+
+// Every write below is one of these changes; the table refuses an illegal one at import.
+const cancelByFailFast = stepChange(StepTrigger.FailFast, StepState.Cancelled);
+const cancelByBranch = stepChange(StepTrigger.CancelBranch, StepState.Cancelled);
+const runCompletes = runChange(RunTrigger.Complete, 'completed');
+const runFails = runChange(RunTrigger.DiscardUncontained, 'failed');
+
+function runChangeParams(change: RunChange) {
+  return { toState: change.to, fromStates: change.from, trigger: change.trigger, terminal: true };
+}
+
+/**
+ * Brings a run in line with the run-state rule of core after one of its steps ended in a way the
+ * fast paths do not settle (a discard, above all): cancels what fail-fast or branch cancellation
+ * cancels and moves the run to `completed` or `failed`. Must run inside a transaction; it takes
+ * the run's lock first.
+ */
+export async function settleRun(db: Executor, runId: string): Promise<void> {
+  const run = await lockRun(db, { runId });
+  if (!run || isTerminalRun(run.state)) return;
+  const nodes = await loadRunNodes(db, { runId });
+  const outcome = decideRunOutcome({
+    runState: run.state,
+    nodes: nodes.map((n) => ({
+      name: n.node,
+      state: n.state,
+      dependsOn: n.depends_on,
+      onDepFailure: n.on_dep_failure,
+    })),
+  });
+
+  const idOf = new Map(nodes.map((n) => [n.node, n]));
+  for (const change of [cancelByBranch, cancelByFailFast]) {
+    const stepIds = outcome.cancel
+      .filter((c) => c.trigger === change.trigger)
+      .map((c) => idOf.get(c.node))
+      .filter((n) => n !== undefined && !isTerminalStep(n.state))
+      .map((n) => n!.id);
+    if (stepIds.length > 0) {
+      await cancelSteps(db, {
+        runId,
+        stepIds,
+        eventType: `step_cancelled_${change.trigger}`,
+        toState: change.to,
+        fromStates: change.from,
+        trigger: change.trigger,
+      });
+    }
+  }
+
+  if (outcome.state === run.state) return;
+  if (outcome.state === 'completed') {
+    await setRunState(db, {
+      runId,
+      ...runChangeParams(runCompletes),
+      errorKind: null,
+      error: null,
+      failedNode: null,
+      eventType: 'run_completed',
+    });
+  } else if (outcome.state === 'failed') {
+    const culprit = outcome.failedBy === undefined ? undefined : idOf.get(outcome.failedBy);
+    await setRunState(db, {
+      runId,
+      ...runChangeParams(runFails),
+      errorKind: culprit?.error_kind ?? ErrorKind.Permanent,
+      error: culprit?.error ?? null,
+      failedNode: outcome.failedBy ?? null,
+      eventType: 'run_failed',
+    });
+  }
+}

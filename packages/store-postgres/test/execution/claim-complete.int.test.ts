@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { workflow } from '@cyclone/core';
+import { runOfDefinition } from '../../src/submission/new-runs.js';
+import { claimOne, useStore } from '../fixture.js';
+
+const fx = useStore();
+
+describe('claim', () => {
+  it('moves an available step to running with a token and a lease, and records step_started by claim', async () => {
+    const { runId, stepId } = await fx.job('claim.job');
+    const claimed = await claimOne(fx, 'claim.job', 30_000, 'w-1');
+    expect(claimed).toMatchObject({ id: stepId, runId, attempts: 0, workflow: 'claim.job' });
+    const step = await fx.step(stepId);
+    expect(step).toMatchObject({
+      state: 'running',
+      claimed_by: 'w-1',
+      claim_token: claimed.claimToken,
+    });
+    expect(step.lease_expires_at!.getTime()).toBeGreaterThan(Date.now() - 60_000);
+    expect((await fx.events(runId)).at(-1)).toEqual([
+      'step_started',
+      'available',
+      'running',
+      'claim',
+    ]);
+  });
+
+  it('claims nothing of a kind it was not asked for, and nothing twice', async () => {
+    await fx.job('claim.once');
+    await claimOne(fx, 'claim.once');
+    expect(
+      await fx.store.claim({ kinds: ['claim.once'], limit: 5, workerId: 'w', leaseMs: 1000 }),
+    ).toEqual([]);
+    expect(
+      await fx.store.claim({ kinds: ['claim.other'], limit: 5, workerId: 'w', leaseMs: 1000 }),
+    ).toEqual([]);
+  });
+});
+
+describe('complete', () => {
+  it('completes the step and its run in one statement, recording both events with their triggers', async () => {
+    const { runId, stepId } = await fx.job('complete.job');
+    const claimed = await claimOne(fx, 'complete.job');
+    const accepted = await fx.store.complete([
+      { stepId, claimToken: claimed.claimToken, outputJson: '{"ok":true}' },
+    ]);
+    expect([...accepted]).toEqual([stepId]);
+    expect(await fx.step(stepId)).toMatchObject({
+      state: 'completed',
+      attempts: 1,
+      output: { ok: true },
+    });
+    expect(await fx.run(runId)).toMatchObject({ state: 'completed', open_steps: 0 });
+    expect((await fx.events(runId)).slice(-2)).toEqual([
+      ['step_completed', 'running', 'completed', 'complete'],
+      ['run_completed', 'running', 'completed', 'complete'],
+    ]);
+  });
+
+  it('promotes a task whose last dependency completed, recording step_ready by promote', async () => {
+    const def = workflow('complete-promote')
+      .task('a', 'cp.a')
+      .task('b', 'cp.b', { dependsOn: ['a'] })
+      .build();
+    const run = runOfDefinition(def, 'null');
+    await fx.submit(run);
+    const a = await claimOne(fx, 'cp.a');
+    await fx.store.complete([{ stepId: a.id, claimToken: a.claimToken, outputJson: '1' }]);
+    const b = run.steps.find((s) => s.node === 'b')!;
+    expect(await fx.step(b.id)).toMatchObject({ state: 'available', deps_remaining: 0 });
+    expect(await fx.run(run.id)).toMatchObject({ state: 'running', open_steps: 1 });
+    expect((await fx.events(run.id)).at(-1)).toEqual([
+      'step_ready',
+      'pending',
+      'available',
+      'promote',
+    ]);
+    const claimedB = await claimOne(fx, 'cp.b');
+    expect(claimedB.deps).toEqual({ a: 1 });
+  });
+
+  it('fences out a completion whose claim token no longer matches, writing nothing', async () => {
+    const { runId, stepId } = await fx.job('complete.fenced');
+    await claimOne(fx, 'complete.fenced');
+    const accepted = await fx.store.complete([
+      { stepId, claimToken: '00000000-0000-4000-8000-000000000000', outputJson: '1' },
+    ]);
+    expect(accepted.size).toBe(0);
+    expect(await fx.step(stepId)).toMatchObject({ state: 'running', attempts: 0, output: null });
+    expect((await fx.run(runId)).state).toBe('running');
+  });
+});
+
+describe('heartbeat', () => {
+  it('extends the lease of a held step and reports a step whose claim moved on as lost', async () => {
+    const { stepId } = await fx.job('beat.job');
+    const claimed = await claimOne(fx, 'beat.job', 1_000);
+    const before = (await fx.step(stepId)).lease_expires_at!;
+    const held = await fx.store.heartbeat(
+      [
+        { stepId, claimToken: claimed.claimToken },
+        { stepId, claimToken: '00000000-0000-4000-8000-000000000000' },
+      ],
+      600_000,
+    );
+    expect([...held]).toEqual([stepId]);
+    expect((await fx.step(stepId)).lease_expires_at!.getTime()).toBeGreaterThan(before.getTime());
+  });
+});
