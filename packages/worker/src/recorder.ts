@@ -9,6 +9,7 @@ import {
   isTransientDatabaseError,
   retryTransient,
   type RetryTransientOptions,
+  driverErrorOf,
 } from './write-retry.js';
 
 /** Options of a {@link Recorder}. */
@@ -167,10 +168,13 @@ export class Recorder {
     refusal: unknown,
     log: Logger,
   ): Promise<void> {
-    const refused = loggableError(refusal);
+    // What Postgres said, not the store's wrapper of it.
+    const refused = loggableError(driverErrorOf(refusal));
     const reason = truncateText(
       toStorableText(
-        redactSecrets(`${refused.code ? `${refused.code} ` : ''}${thrownMessage(refusal)}`),
+        redactSecrets(
+          `${refused.code ? `${refused.code} ` : ''}${thrownMessage(driverErrorOf(refusal))}`,
+        ),
       ),
       ReasonBytes,
     );

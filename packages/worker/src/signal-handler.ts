@@ -36,7 +36,9 @@ export function handleProcessSignals(target: SignalTarget, logger: Logger): () =
       void target.stop().then(() => {
         if (forced) return;
         uninstall();
-        if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+        if (process.listenerCount(signal) > 0) return;
+        // The signal ends the process at once: write out the last log lines first.
+        void flushed(logger).finally(() => process.kill(process.pid, signal));
       });
       return;
     }
@@ -46,8 +48,24 @@ export function handleProcessSignals(target: SignalTarget, logger: Logger): () =
     logger.warn({ signal }, 'second signal: aborting handlers, releasing what settles, exiting');
     setTimeout(() => process.exit(code), ForcedExitMs).unref();
     target.force();
-    void target.stop().finally(() => process.exit(code));
+    void target.stop().finally(() => flushed(logger).finally(() => process.exit(code)));
   };
   for (const signal of HandledSignals) process.on(signal, onSignal);
   return uninstall;
+}
+
+/** Resolves once the logger has written what it buffered (at most a second later). */
+function flushed(logger: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 1_000);
+    try {
+      logger.flush(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    } catch {
+      clearTimeout(timer);
+      resolve();
+    }
+  });
 }

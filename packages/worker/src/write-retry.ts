@@ -1,4 +1,4 @@
-import { thrownMessage } from '@cyclone/core';
+import { isCycloneError, thrownMessage } from '@cyclone/core';
 
 /** SQLSTATEs after which the same write can simply be tried again on a new connection. */
 const TransientSqlStates = new Set([
@@ -32,6 +32,9 @@ const TransientMessage =
  * that had committed before the connection dropped is fenced out the second time.
  */
 export function isTransientDatabaseError(error: unknown): boolean {
+  // The store reports a lost or refused connection as its own typed error.
+  if (isCycloneError(error, 'DATABASE_UNREACHABLE')) return true;
+  error = driverErrorOf(error);
   let code: unknown;
   try {
     code = (error as { code?: unknown } | null | undefined)?.code;
@@ -77,4 +80,16 @@ export async function retryTransient<T>(
       await new Promise((resolve) => setTimeout(resolve, delayMs));
     }
   }
+}
+
+/**
+ * The driver's error inside a store error: the store wraps every database error it does not
+ * recognise in `DatabaseQueryError` (code `DATABASE_QUERY_FAILED`) with the driver's error as
+ * `cause`, whose SQLSTATE and message say what Postgres refused.
+ */
+export function driverErrorOf(error: unknown): unknown {
+  if (isCycloneError(error, 'DATABASE_QUERY_FAILED') && error.cause !== undefined) {
+    return error.cause;
+  }
+  return error;
 }
