@@ -1,9 +1,9 @@
-import { z } from 'zod';
+import { type z } from 'zod';
 import { type BackoffPolicy, DefaultBackoff } from './backoff.js';
+import { compact, ms, snapshot } from './builder-values.js';
+import { nodePaths } from './definition-graph.js';
 import {
   DefinitionFormat,
-  MaxCount,
-  MaxTimeoutMs,
   type NodeDefinition,
   type NodeSketch,
   type WorkflowDefaults,
@@ -11,24 +11,29 @@ import {
   type WorkflowNodeType,
   backoffOrderMessage,
   definitionRuleIssues,
-  expected,
   issuesFromZod,
   kindSchema,
   nodeNameSchema,
-  nameListSchema,
-  numberSchema,
-  onDepFailureSchema,
   sealDefinition,
-  signalNameSchema,
-  wholeNumberSchema,
   workflowNameSchema,
 } from './definition.js';
-import { nodePaths } from './definition-graph.js';
-import { type Duration, isDuration, toMilliseconds } from './duration.js';
+import { type Duration, toMilliseconds } from './duration.js';
 import { OnDepFailure } from './error-kind.js';
-import { type ValidationIssue, ValidationError } from './errors.js';
+import { ValidationError, type ValidationIssue } from './errors.js';
 import { joinPath } from './json-payload.js';
 import { DefaultMaxAttempts, MaxFanOutItems } from './limits.js';
+import { optionSchemas, workflowOptionsSchema } from './workflow-option-schemas.js';
+import {
+  type BackoffOptions,
+  type ChildOptions,
+  type FanOutOptions,
+  type TaskOptions,
+  type WaitAnyOptions,
+  type WaitNOptions,
+  type WaitSignalOptions,
+  type WaitTimerOptions,
+  type WorkflowOptions,
+} from './workflow-options.js';
 
 /**
  * The workflow builder: `workflow('order').task(...).fanOut(...).build()`. Each method returns a new
@@ -37,256 +42,6 @@ import { DefaultMaxAttempts, MaxFanOutItems } from './limits.js';
  *
  * @packageDocumentation
  */
-
-// `string & {}` keeps the literal names from collapsing into `string`, so editors still list them.
-/**
- * A node name: the names declared so far are offered by autocomplete, and any other string is
- * accepted, since a dependency may be declared later (`build()` checks that it exists).
- */
-export type NodeRef<Names extends string> = Names | (string & {});
-
-/** Backoff between attempts, in the builder's units; unset fields fall back to the workflow defaults. */
-export interface BackoffOptions {
-  /**
-   * Delay after the first failed attempt.
-   * @defaultValue `'1s'`
-   */
-  readonly initial?: Duration;
-  /**
-   * Upper bound of any delay.
-   * @defaultValue `'10m'`
-   */
-  readonly max?: Duration;
-  /**
-   * Growth per failed attempt, from 1 (constant) to 1000.
-   * @defaultValue `2`
-   */
-  readonly factor?: number;
-  /**
-   * Share of each delay, from 0 to 1, that is randomly taken off (see `backoffDelay`).
-   * @defaultValue `0.2`
-   */
-  readonly jitter?: number;
-}
-
-/** Options every node accepts. */
-export interface NodeOptions<Names extends string = string> {
-  /**
-   * Nodes that must complete before this one starts.
-   * @defaultValue `[]` (the node starts with the run)
-   */
-  readonly dependsOn?: readonly NodeRef<Names>[];
-  /**
-   * What happens to this node when a dependency is discarded.
-   * @defaultValue `OnDepFailure.FailRun`
-   */
-  readonly onDepFailure?: OnDepFailure;
-}
-
-/** Options of nodes whose work a handler does: `task` and `fanOut` (for each item task). */
-export interface TaskOptions<Names extends string = string> extends NodeOptions<Names> {
-  /**
-   * Attempts before the step is discarded.
-   * @defaultValue the workflow's `defaults.maxAttempts`, else `DefaultMaxAttempts` (3)
-   */
-  readonly maxAttempts?: number;
-  /**
-   * Longest an attempt may run (at most about 24.8 days, the longest JavaScript timer); a timeout
-   * fails the attempt as retryable.
-   * @defaultValue the workflow's `defaults.timeout`, else no timeout
-   */
-  readonly timeout?: Duration;
-  /** Delay between attempts; unset fields come from the workflow's defaults, then `DefaultBackoff`. */
-  readonly backoff?: BackoffOptions;
-}
-
-/** Options of `fanOut`. */
-export interface FanOutOptions<Names extends string = string> extends TaskOptions<Names> {
-  /** The upstream node whose output is the list; added to `dependsOn` when missing. */
-  readonly from: NodeRef<Names>;
-  /**
-   * Most item tasks running (or available) at once.
-   * @defaultValue no limit
-   */
-  readonly maxParallel?: number;
-  /**
-   * Most elements the list may have; a longer list discards the node with error kind `permanent`.
-   * @defaultValue `MaxFanOutItems` (10,000)
-   */
-  readonly maxItems?: number;
-}
-
-/** Options of `waitSignal`. */
-export interface WaitSignalOptions<Names extends string = string> extends NodeOptions<Names> {
-  /** The signal name that completes the node. */
-  readonly signal: string;
-  /**
-   * Longest wait; a lapse completes the node with `timedOut: true`.
-   * @defaultValue no limit
-   */
-  readonly maxWait?: Duration;
-}
-
-/** Options of `waitAny`. */
-export interface WaitAnyOptions<Names extends string = string> extends NodeOptions<Names> {
-  /** The signal names, distinct, at least one; the first to arrive completes the node. */
-  readonly signals: readonly string[];
-  /**
-   * Longest wait; a lapse completes the node with `timedOut: true`.
-   * @defaultValue no limit
-   */
-  readonly maxWait?: Duration;
-}
-
-/** Options of `waitN`. */
-export interface WaitNOptions<Names extends string = string> extends NodeOptions<Names> {
-  /** The signal name whose arrivals are counted. */
-  readonly signal: string;
-  /** How many arrivals complete the node, at least 1. */
-  readonly n: number;
-  /**
-   * Longest wait; a lapse completes the node with the payloads gathered so far.
-   * @defaultValue no limit
-   */
-  readonly maxWait?: Duration;
-}
-
-/** Options of `waitTimer`. */
-export interface WaitTimerOptions<Names extends string = string> extends NodeOptions<Names> {
-  /** How long to wait once the node is reached. */
-  readonly waitFor: Duration;
-}
-
-/** Options of `child`. */
-export interface ChildOptions<Names extends string = string> extends NodeOptions<Names> {
-  /** The name of the child workflow, as registered on the worker and scheduler. */
-  readonly workflow: string;
-  /** The node of the child workflow whose output becomes this node's output. */
-  readonly result?: string;
-  /**
-   * Longest wait for the child run; when it lapses the node is discarded.
-   * @defaultValue no limit
-   */
-  readonly maxWait?: Duration;
-}
-
-/** Defaults for every `task` and `fanOut` node of the workflow that does not set its own. */
-export interface WorkflowDefaultsOptions {
-  /** @defaultValue `DefaultMaxAttempts` (3) */
-  readonly maxAttempts?: number;
-  /** @defaultValue no timeout */
-  readonly timeout?: Duration;
-  /** @defaultValue `DefaultBackoff` (1s, doubling, at most 10m, 20% jitter) */
-  readonly backoff?: BackoffOptions;
-}
-
-/** Options of {@link workflow}. */
-export interface WorkflowOptions {
-  readonly defaults?: WorkflowDefaultsOptions;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Option schemas: strict, so that a typo such as `maxAttempt` is reported rather than ignored.
-
-const MaxWaitMs = Number.MAX_SAFE_INTEGER;
-
-function durationSchema(minMs: number, maxMs: number, what: string) {
-  return z.custom<Duration>(
-    (value) => {
-      if (!isDuration(value)) return false;
-      const ms = toMilliseconds(value);
-      return ms >= minMs && ms <= maxMs;
-    },
-    {
-      error: expected(
-        `expected ${what}: milliseconds or a string such as '500ms', '30s', '10m', '2h', '1d', from ${minMs}ms to ${maxMs}ms`,
-      ),
-    },
-  );
-}
-
-const backoffOptionsSchema = z
-  .strictObject(
-    {
-      initial: durationSchema(0, MaxWaitMs, 'an initial delay').optional(),
-      max: durationSchema(0, MaxWaitMs, 'a maximum delay').optional(),
-      factor: numberSchema(1, 1000, 'a growth factor').optional(),
-      jitter: numberSchema(0, 1, 'a jitter fraction').optional(),
-    },
-    { error: expected('expected backoff options { initial?, max?, factor?, jitter? }') },
-  )
-  .optional();
-
-const commonShape = {
-  dependsOn: z
-    .array(nodeNameSchema, { error: expected('expected an array of node names') })
-    .optional(),
-  onDepFailure: onDepFailureSchema.optional(),
-};
-
-const handlerShape = {
-  maxAttempts: wholeNumberSchema(1, MaxCount).optional(),
-  timeout: durationSchema(1, MaxTimeoutMs, 'a timeout').optional(),
-  backoff: backoffOptionsSchema,
-};
-
-const maxWait = durationSchema(1, MaxWaitMs, 'a maximum wait').optional();
-
-function optionsOf<S extends z.core.$ZodLooseShape>(method: string, shape: S) {
-  return z.strictObject(shape, { error: expected(`expected an options object for .${method}()`) });
-}
-
-const optionSchemas = {
-  task: optionsOf('task', { ...commonShape, ...handlerShape }).optional(),
-  fan_out: optionsOf('fanOut', {
-    ...commonShape,
-    ...handlerShape,
-    from: nodeNameSchema,
-    maxParallel: wholeNumberSchema(1, MaxCount).optional(),
-    maxItems: wholeNumberSchema(1, MaxCount).optional(),
-  }),
-  wait_signal: optionsOf('waitSignal', { ...commonShape, signal: signalNameSchema, maxWait }),
-  wait_any: optionsOf('waitAny', {
-    ...commonShape,
-    signals: nameListSchema('signal name', 1),
-    maxWait,
-  }),
-  wait_n: optionsOf('waitN', {
-    ...commonShape,
-    signal: signalNameSchema,
-    n: wholeNumberSchema(1, MaxCount),
-    maxWait,
-  }),
-  wait_timer: optionsOf('waitTimer', {
-    ...commonShape,
-    waitFor: durationSchema(0, MaxWaitMs, 'a wait'),
-  }),
-  child: optionsOf('child', {
-    ...commonShape,
-    workflow: workflowNameSchema,
-    result: nodeNameSchema.optional(),
-    maxWait,
-  }),
-} as const;
-
-const workflowOptionsSchema = z
-  .strictObject(
-    {
-      defaults: z
-        .strictObject(
-          {
-            maxAttempts: wholeNumberSchema(1, MaxCount).optional(),
-            timeout: durationSchema(1, MaxTimeoutMs, 'a timeout').optional(),
-            backoff: backoffOptionsSchema,
-          },
-          { error: expected('expected defaults { maxAttempts?, timeout?, backoff? }') },
-        )
-        .optional(),
-    },
-    { error: expected('expected workflow options { defaults? }') },
-  )
-  .optional();
-
 // ---------------------------------------------------------------------------------------------
 
 /** A node as declared: checked only by `build()`, so that every problem is reported together. */
@@ -623,20 +378,4 @@ function sketchOf(spec: NodeSpec, position: number, name: string): NodeSketch {
   };
 }
 
-function ms(duration: Duration | undefined): number | undefined {
-  return duration === undefined ? undefined : toMilliseconds(duration);
-}
-
-/** Drops `undefined` fields, so that the built object equals its JSON round trip. */
-function compact<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
-
-/** A copy of plain objects and arrays (other values are kept as they are, for validation to report). */
-function snapshot(value: unknown, depth = 0): unknown {
-  if (depth > 8 || typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map((item) => snapshot(item, depth + 1));
-  const proto = Object.getPrototypeOf(value) as unknown;
-  if (proto !== Object.prototype && proto !== null) return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, snapshot(v, depth + 1)]));
-}
+export type * from './workflow-options.js';

@@ -160,9 +160,7 @@ export class CycloneAdapter implements SystemAdapter {
       leaseMs: 60_000,
     });
     if (!step) throw new Error('the filler template job could not be claimed');
-    await store.complete([
-      { stepId: step.id, claimToken: step.claimToken, outputJson: 'null' },
-    ]);
+    await store.complete([{ stepId: step.id, claimToken: step.claimToken, outputJson: 'null' }]);
     const state = await scalar(
       this.pool,
       `SELECT count(*) AS n FROM cyclone_runs WHERE id = $1 AND state = 'completed'`,
