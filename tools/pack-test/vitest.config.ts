@@ -5,7 +5,7 @@ export default cycloneVitestConfig(import.meta.url, {
     // Each file builds, packs or installs: one at a time, so they do not starve each other of the
     // machine's cores, with timeouts sized for a loaded machine.
     fileParallelism: false,
-    testTimeout: 240_000,
-    hookTimeout: 240_000,
+    testTimeout: 900_000,
+    hookTimeout: 900_000,
   },
 });

@@ -47,4 +47,3 @@ export { uuidv7, isUuid } from './ids.js';
 export { tablesIn, type Tables } from './db/tables.js';
 export { withTransaction, isRetryableTransactionError } from './db/transaction.js';
 export type { Queryable } from './db/executor.js';
-export type { RowOf, RunRecord, StepRecord, EventRecord } from './db/rows.js';

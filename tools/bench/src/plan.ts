@@ -52,7 +52,7 @@ export const quickSizes: Sizes = {
   depthRows: 20_000,
   depthJobs: 300,
   memoryJobs: 300,
-  capMs: 3_000,
+  capMs: 20_000,
   latencyCapMs: 3_000,
 };
 

@@ -72,7 +72,7 @@ async function build(dir: string): Promise<{ cached: string[]; ran: string[] }> 
   const { stdout } = await run(
     process.execPath,
     [nx, 'run-many', '-t', 'build', '--output-style=static', '--parallel=1'],
-    { cwd: dir, env: nxEnv, timeoutMs: 180_000 },
+    { cwd: dir, env: nxEnv, timeoutMs: 420_000 },
   );
   const cached: string[] = [];
   const ran: string[] = [];

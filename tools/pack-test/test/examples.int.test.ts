@@ -27,7 +27,7 @@ function example(file: string, env: NodeJS.ProcessEnv) {
   return run(process.execPath, ['--import', 'tsx', `examples/${file}`], {
     cwd: repoRoot,
     env: cleanEnv(env),
-    timeoutMs: 60_000,
+    timeoutMs: 120_000,
   });
 }
 
@@ -49,7 +49,7 @@ function startExample(file: string, env: NodeJS.ProcessEnv) {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
-  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
   void exited.then(() => clearTimeout(killer));
   return {
     get output() {

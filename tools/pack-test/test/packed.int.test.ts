@@ -168,7 +168,7 @@ describe('the packed packages, installed into an application', () => {
         ...tarballs,
         '@types/node@^20.19.0',
       ],
-      { cwd: app, env: cleanEnv(), timeoutMs: 180_000 },
+      { cwd: app, env: cleanEnv(), timeoutMs: 420_000 },
     );
     writeFileSync(path.join(app, 'src', 'esm.mts'), esm);
     writeFileSync(path.join(app, 'src', 'cjs.cts'), cjs);
@@ -254,7 +254,7 @@ describe('the packed packages, installed into an application', () => {
       const { stdout } = await run(process.execPath, [file], {
         cwd: app,
         env: cleanEnv({ CYCLONE_DATABASE_URL: database.url }),
-        timeoutMs: 90_000,
+        timeoutMs: 180_000,
       });
       const line = stdout.split('\n').find((text) => text.startsWith('RESULT '));
       expect(line, stdout).toBeDefined();

@@ -51,7 +51,7 @@ export function run(
       {
         cwd: options.cwd,
         env: options.env ?? process.env,
-        timeout: options.timeoutMs ?? 120_000,
+        timeout: options.timeoutMs ?? 300_000,
         killSignal: 'SIGKILL',
         maxBuffer: 64 * 1024 * 1024,
         encoding: 'utf8',

@@ -23,3 +23,4 @@ export { cycloneSchedules, OVERLAP_POLICIES } from './schedules.js';
 export { cycloneLeaders } from './leases.js';
 export { cycloneWorkers } from './workers.js';
 export { cycloneSettlements } from './settlements.js';
+export type { RowOf, RunRecord, StepRecord, EventRecord } from '../db/rows.js';

@@ -4,7 +4,7 @@
  * written rather than what the read path makes of it.
  */
 import { beforeAll } from 'vitest';
-import type { EventRecord, RunRecord, StepRecord } from '@cyclone/store-postgres';
+import type { EventRecord, RunRecord, StepRecord } from '@cyclone/store-postgres/schema';
 import { eventually, testLogger, useEngine } from '../engine.js';
 
 /** The fixture of `useEngine()`. */
