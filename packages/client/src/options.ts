@@ -125,3 +125,36 @@ export function parseKind(value: unknown): string {
     },
   ]);
 }
+
+/** Options of `client.signal`. */
+export interface SignalOptions {
+  /**
+   * The signal's id: the same id sent twice to a run is delivered once (a retrying sender may send
+   * again safely). Well-formed text of at most {@link MaxSignalIdLength} characters.
+   */
+  readonly id?: string;
+}
+
+/** The longest signal id, in Unicode characters. */
+export const MaxSignalIdLength = 512;
+
+// The same rules as a signal name in a workflow definition: well-formed text, then the pattern.
+const signalNameSchema = textValue('a signal name', { maxLength: 128 }).regex(NamePattern, {
+  error: (issue) =>
+    `expected 1 to 128 letters, digits, or _ . : -, got ${JSON.stringify(issue.input)}`,
+});
+const signalOptionsSchema = z
+  .object({ id: textValue('a signal id', { maxLength: MaxSignalIdLength }).optional() })
+  .strict();
+
+/** Validates a signal's name and options at the boundary. */
+export function parseSignal(name: unknown, options: unknown): { name: string; id?: string } {
+  const named = signalNameSchema.safeParse(name);
+  if (!named.success) {
+    throw new ValidationError('signal', [
+      { path: 'name', message: named.error.issues[0]?.message ?? 'invalid' },
+    ]);
+  }
+  const opts = parse(signalOptionsSchema, options, 'signal options');
+  return { name: named.data, ...(opts.id === undefined ? {} : { id: opts.id }) };
+}
