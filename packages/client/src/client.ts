@@ -345,19 +345,9 @@ export class Client {
     payload?: unknown,
     options?: SignalOptions,
   ): Promise<SignalReceipt> {
-    const signal = parseSignal(name, options);
-    const payloadJson = encodePayload(payload === undefined ? null : payload, {
-      maxBytes: this.maxInputBytes,
-      subject: 'signal payload',
-      path: 'payload',
-    });
+    const signal = parseSignal(name, payload, options, this.maxInputBytes);
     if (!isUuid(runId)) throw new NotFoundError('run', String(runId));
-    return this.store.signal({
-      runId,
-      name: signal.name,
-      payloadJson,
-      signalId: signal.id ?? null,
-    });
+    return this.store.signal({ runId, ...signal });
   }
 
   /** Closes the client's connections (a pool it was given stays open). */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   assertTextValue,
+  encodePayload,
   isDuration,
   NamePattern,
   textValue,
@@ -147,8 +148,16 @@ const signalOptionsSchema = z
   .object({ id: textValue('a signal id', { maxLength: MaxSignalIdLength }).optional() })
   .strict();
 
-/** Validates a signal's name and options at the boundary. */
-export function parseSignal(name: unknown, options: unknown): { name: string; id?: string } {
+/**
+ * Validates a signal at the boundary: its name (the signal-name rules of definitions), its options
+ * and its payload (stored as JSON, at most `maxBytes`); returns what the store delivers.
+ */
+export function parseSignal(
+  name: unknown,
+  payload: unknown,
+  options: unknown,
+  maxBytes: number,
+): { name: string; payloadJson: string; signalId: string | null } {
   const named = signalNameSchema.safeParse(name);
   if (!named.success) {
     throw new ValidationError('signal', [
@@ -156,5 +165,10 @@ export function parseSignal(name: unknown, options: unknown): { name: string; id
     ]);
   }
   const opts = parse(signalOptionsSchema, options, 'signal options');
-  return { name: named.data, ...(opts.id === undefined ? {} : { id: opts.id }) };
+  const payloadJson = encodePayload(payload === undefined ? null : payload, {
+    maxBytes,
+    subject: 'signal payload',
+    path: 'payload',
+  });
+  return { name: named.data, payloadJson, signalId: opts.id ?? null };
 }
