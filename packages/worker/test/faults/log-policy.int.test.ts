@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { eventually } from '../engine.js';
 import { stepRow, useTransitionEngine } from '../transitions/helpers.js';
 import { capturingLogger } from './helpers.js';
 
@@ -30,7 +31,11 @@ describe('what the worker logs of a failed step', () => {
       },
     );
     expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('failed');
-    const failed = log.lines.find((l) => l.msg === 'step failed');
+    // The run ends inside the failure's transaction; the worker logs once that call returns.
+    const failed = await eventually(
+      () => log.lines.find((l) => l.msg === 'step failed'),
+      'the step failed log line',
+    );
     expect(failed).toMatchObject({
       level: 30,
       errorKind: 'retryable',
@@ -58,7 +63,11 @@ describe('what the worker logs of a failed step', () => {
     });
     const { runId } = await engine.client.enqueue('logs.opted-in', null, { maxAttempts: 1 });
     expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('failed');
-    const failed = log.lines.find((l) => l.msg === 'step failed');
+    // The run ends inside the failure's transaction; the worker logs once that call returns.
+    const failed = await eventually(
+      () => log.lines.find((l) => l.msg === 'step failed'),
+      'the step failed log line',
+    );
     expect(failed!.error).toEqual({
       type: 'Error',
       code: 'E_CONNECT',
