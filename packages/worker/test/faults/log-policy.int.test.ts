@@ -42,7 +42,7 @@ describe('what the worker logs of a failed step', () => {
       outcome: 'discarded',
       error: { type: 'Error', code: 'E_CONNECT' },
     });
-    expect((failed!.error as Record<string, unknown>).message).toBeUndefined();
+    expect((failed.error as Record<string, unknown>).message).toBeUndefined();
     expect(log.text()).not.toContain('hunter2');
     expect(log.text()).not.toContain('t0k3n');
     expect(log.text()).not.toContain('payload-marker');
@@ -68,7 +68,7 @@ describe('what the worker logs of a failed step', () => {
       () => log.lines.find((l) => l.msg === 'step failed'),
       'the step failed log line',
     );
-    expect(failed!.error).toEqual({
+    expect(failed.error).toEqual({
       type: 'Error',
       code: 'E_CONNECT',
       message:
