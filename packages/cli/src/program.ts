@@ -5,6 +5,7 @@ import { devCommand } from './commands/dev.js';
 import { eventsCommand } from './commands/events.js';
 import { migrateCommand } from './commands/migrate.js';
 import { runsListCommand, runsShowCommand } from './commands/runs.js';
+import { signalCommand } from './commands/signal.js';
 import { stepsCommand } from './commands/steps.js';
 import { workerCommand } from './commands/worker.js';
 import type { Output } from './output.js';
@@ -147,6 +148,22 @@ export function createProgram(output: Output, dispatch: Dispatch): Command {
     .option('--json', 'print JSON')
     .addHelpText('after', examples('cyclone events 0193c1a2-...'))
     .action(action('events', eventsCommand));
+
+  withDatabase(program.command('signal'))
+    .description('send a signal to a run (kept until a node waits for it)')
+    .argument('<run>', 'run id')
+    .argument('<name>', 'signal name')
+    .argument('[json]', 'the payload, as JSON (default null)')
+    .option('--id <id>', 'signal id: the same id twice is delivered once')
+    .option('--json', 'print the receipt as JSON')
+    .addHelpText(
+      'after',
+      examples(
+        `cyclone signal 0193c1a2-... approved '{"by":"ann"}'`,
+        'cyclone signal 0193c1a2-... vote \'"yes"\' --id vote-ann',
+      ),
+    )
+    .action(action('signal', signalCommand));
 
   withDatabase(program.command('worker'))
     .description('run a worker process on the handlers a module exports')

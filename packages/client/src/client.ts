@@ -24,13 +24,16 @@ import {
   type NewRun,
   type RunPage,
   type RunQuery,
+  type SignalReceipt,
 } from '@cyclone/store-postgres';
 import {
   parseEnqueueOptions,
   parseKind,
   parseLookupName,
+  parseSignal,
   parseSubmitOptions,
   type EnqueueOptions,
+  type SignalOptions,
   type SubmitOptions,
 } from './options.js';
 import { RunWaiter } from './run-waiter.js';
@@ -322,6 +325,29 @@ export class Client {
       throw new NotFoundError('node', `${node} of run ${runId} (no output: state ${step.state})`);
     }
     return step.output;
+  }
+
+  /**
+   * Sends a signal to a run. A node that waits for `name` consumes it at once (a `waitSignal`,
+   * `waitAny` or `waitN` node, in declaration order); when none waits yet, the signal is kept and
+   * the first node that waits for it consumes it. With `id`, the same signal sent twice is
+   * delivered once (`duplicate: true` the second time). The payload is stored as JSON, like an
+   * input, and reaches downstream nodes in the wait's output (`ctx.deps`).
+   *
+   * @throws ValidationError when `name` is not a valid signal name, `id` is not well-formed text,
+   *   or `payload` cannot be stored as JSON; nothing is written
+   * @throws NotFoundError for an unknown run
+   * @throws AlreadyTerminalError for a completed, failed or cancelled run; nothing is written
+   */
+  async signal(
+    runId: string,
+    name: string,
+    payload?: unknown,
+    options?: SignalOptions,
+  ): Promise<SignalReceipt> {
+    const signal = parseSignal(name, payload, options, this.maxInputBytes);
+    if (!isUuid(runId)) throw new NotFoundError('run', String(runId));
+    return this.store.signal({ runId, ...signal });
   }
 
   /** Closes the client's connections (a pool it was given stays open). */

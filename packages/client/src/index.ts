@@ -14,6 +14,6 @@
  * @packageDocumentation
  */
 export { Client, type ClientOptions, type Submitted, type WaitOptions } from './client.js';
-export type { SubmitOptions, EnqueueOptions, RunOptions } from './options.js';
-export { MaxIdempotencyKeyLength } from './options.js';
-export type { RunQuery, RunPage } from '@cyclone/store-postgres';
+export type { SubmitOptions, EnqueueOptions, RunOptions, SignalOptions } from './options.js';
+export { MaxIdempotencyKeyLength, MaxSignalIdLength } from './options.js';
+export type { RunQuery, RunPage, SignalReceipt } from '@cyclone/store-postgres';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   assertTextValue,
+  encodePayload,
   isDuration,
   NamePattern,
   textValue,
@@ -124,4 +125,50 @@ export function parseKind(value: unknown): string {
       message: result.error.issues[0]?.message ?? 'invalid',
     },
   ]);
+}
+
+/** Options of `client.signal`. */
+export interface SignalOptions {
+  /**
+   * The signal's id: the same id sent twice to a run is delivered once (a retrying sender may send
+   * again safely). Well-formed text of at most {@link MaxSignalIdLength} characters.
+   */
+  readonly id?: string;
+}
+
+/** The longest signal id, in Unicode characters. */
+export const MaxSignalIdLength = 512;
+
+// The same rules as a signal name in a workflow definition: well-formed text, then the pattern.
+const signalNameSchema = textValue('a signal name', { maxLength: 128 }).regex(NamePattern, {
+  error: (issue) =>
+    `expected 1 to 128 letters, digits, or _ . : -, got ${JSON.stringify(issue.input)}`,
+});
+const signalOptionsSchema = z
+  .object({ id: textValue('a signal id', { maxLength: MaxSignalIdLength }).optional() })
+  .strict();
+
+/**
+ * Validates a signal at the boundary: its name (the signal-name rules of definitions), its options
+ * and its payload (stored as JSON, at most `maxBytes`); returns what the store delivers.
+ */
+export function parseSignal(
+  name: unknown,
+  payload: unknown,
+  options: unknown,
+  maxBytes: number,
+): { name: string; payloadJson: string; signalId: string | null } {
+  const named = signalNameSchema.safeParse(name);
+  if (!named.success) {
+    throw new ValidationError('signal', [
+      { path: 'name', message: named.error.issues[0]?.message ?? 'invalid' },
+    ]);
+  }
+  const opts = parse(signalOptionsSchema, options, 'signal options');
+  const payloadJson = encodePayload(payload === undefined ? null : payload, {
+    maxBytes,
+    subject: 'signal payload',
+    path: 'payload',
+  });
+  return { name: named.data, payloadJson, signalId: opts.id ?? null };
 }

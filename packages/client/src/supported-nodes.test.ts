@@ -3,19 +3,23 @@ import { ValidationError, workflow } from '@cyclone/core';
 import { assertSupportedNodes } from './supported-nodes.js';
 
 describe('assertSupportedNodes', () => {
-  it('accepts a workflow of task nodes', () => {
+  it('accepts a workflow of task and wait nodes', () => {
     const def = workflow('tasks')
       .task('a', 'k.a')
       .task('b', 'k.b', { dependsOn: ['a'] })
+      .waitSignal('approval', { signal: 'approved', dependsOn: ['a'] })
+      .waitAny('reply', { signals: ['yes', 'no'] })
+      .waitN('votes', { signal: 'vote', n: 2 })
+      .waitTimer('cool-off', { waitFor: '1m', dependsOn: ['a'] })
       .build();
     expect(() => assertSupportedNodes(def)).not.toThrow();
   });
 
   it('refuses node types this version does not execute, naming each node', () => {
-    const def = workflow('waits')
+    const def = workflow('later')
       .task('a', 'k.a')
-      .waitSignal('approval', { signal: 'approved', dependsOn: ['a'] })
-      .waitTimer('cool-off', { waitFor: '1m', dependsOn: ['a'] })
+      .fanOut('pack', 'k.pack', { from: 'a' })
+      .child('invoice', { workflow: 'invoice', dependsOn: ['a'] })
       .build();
     let error: unknown;
     try {
@@ -25,11 +29,9 @@ describe('assertSupportedNodes', () => {
     }
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).issues.map((i) => i.path)).toEqual([
-      'nodes.approval',
-      'nodes.cool-off',
+      'nodes.pack',
+      'nodes.invoice',
     ]);
-    expect((error as Error).message).toContain(
-      'wait_signal nodes are not executed by this version',
-    );
+    expect((error as Error).message).toContain('fan_out nodes are not executed by this version');
   });
 });

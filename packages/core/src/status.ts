@@ -61,6 +61,19 @@ export interface StepStatus {
   readonly createdAt: Date;
   readonly startedAt: Date | null;
   readonly endedAt: Date | null;
+  /** Signal waits: the signal names the node accepts (null for other nodes). */
+  readonly waitSignals: readonly string[] | null;
+  /** Signal waits: how many signals complete it (1, or a `waitN`'s quorum). */
+  readonly waitN: number | null;
+  /** Signal waits: how many signals it has gathered so far. */
+  readonly waitGathered: number;
+  /** Signal waits with a `maxWait`: when it lapses (a timer's fire time is `scheduledAt`). */
+  readonly waitDeadlineAt: Date | null;
+  /**
+   * A waiting node's time left, by the database clock: to its timer, or to its max wait; null
+   * when it is not waiting or waits without a limit.
+   */
+  readonly waitRemainingMs: number | null;
 }
 
 /** One entry of a run's history. Returned in order by `client.events`. */

@@ -4,6 +4,7 @@ import { pino, type Logger } from 'pino';
 import { toMilliseconds } from '@cyclone/core';
 import { connectStore, type MaintenanceStore } from '@cyclone/store-postgres';
 import type { SchedulerOptions } from './options.js';
+import { DueWaitsScanner } from './scanners/due-waits.js';
 import { ReclaimExpiredLeasesScanner } from './scanners/reclaim-expired-leases.js';
 import type { Scanner } from './scanners/scanner.js';
 import { SettlePendingScanner } from './scanners/settle-pending.js';
@@ -17,7 +18,8 @@ const LEADER_LEASE = 'scheduler';
 /**
  * Runs Cyclone's time-driven scanners (see `scanners/`): the recovery sweep that reclaims expired
  * leases, the sweep that fails steps whose kind no live worker handles, and the one that settles
- * runs left in the settlement outbox (more arrive with timers, waits, deadlines and cron). Run one
+ * runs left in the settlement outbox, and the one that fires due timers and lapses max waits
+ * (more arrive with deadlines and cron). Run one
  * or more replicas: they elect one leader through a lease in the database, and only the leader
  * scans.
  *
@@ -71,6 +73,7 @@ export class Scheduler {
     const scanners: Scanner[] = [
       new ReclaimExpiredLeasesScanner(this.store, this.intervalMs, log('reclaim-expired-leases')),
       new SettlePendingScanner(this.store, this.intervalMs, log('settle-pending')),
+      new DueWaitsScanner(this.store, this.intervalMs, log('due-waits')),
     ];
     const livenessMs = toMilliseconds(options.workerLiveness ?? '30s', 'workerLiveness');
     if (options.unservedKindGrace !== false) {

@@ -11,6 +11,9 @@ import type {
   RunPage,
   RunQuery,
   StoreListener,
+  SignalDelivery,
+  SignalReceipt,
+  DueWaitsResult,
   SubmittedRun,
   Subscription,
   UnservedStepsSweep,
@@ -40,6 +43,8 @@ import { settleMarkedRun } from './settlement/settle-marked-run.js';
 import { settlePending } from './settlement/settle-pending.js';
 import type { NewRun } from './submission/new-runs.js';
 import { submit } from './submission/submit.js';
+import { deliverSignal } from './waits/deliver-signal.js';
+import { fireDueWaits } from './waits/fire-due-waits.js';
 
 /** Options of a {@link PostgresStore}. */
 export interface PostgresStoreOptions {
@@ -89,6 +94,19 @@ export class PostgresStore implements CycloneStore {
    */
   submit(runs: readonly NewRun[], tx?: Queryable): Promise<SubmittedRun[]> {
     return this.guard('submit', () => submit(tx ? this.exec.on(tx) : this.exec, runs));
+  }
+
+  /**
+   * Delivers a signal to a run under its lock: stored (once per signal id), and consumed at once
+   * by the first node that waits for its name, or kept until one does.
+   */
+  signal(delivery: SignalDelivery): Promise<SignalReceipt> {
+    return this.guard('signal', () => deliverSignal(this.exec, delivery));
+  }
+
+  /** Fires due timers and lapses due max waits, at most `limit` of each. */
+  fireDueWaits(limit = 100): Promise<DueWaitsResult> {
+    return this.guard('fireDueWaits', () => fireDueWaits(this.exec, limit));
   }
 
   /** Claims available steps of the given kinds whose time has come, oldest first. */

@@ -3,6 +3,7 @@ import { UsageError } from '../cli-error.js';
 import { table, when } from '../output.js';
 import type { CommandContext } from './context.js';
 import { withClient } from './with-client.js';
+import { waitingFor } from '../waiting.js';
 
 function runRows(runs: readonly RunStatus[]): string[][] {
   return runs.map((r) => [
@@ -46,11 +47,14 @@ export async function runsListCommand(ctx: CommandContext): Promise<number> {
   return 0;
 }
 
-/** `cyclone runs show RUN` */
+/** `cyclone runs show RUN`: the run, its counters, and what its waiting nodes wait for. */
 export async function runsShowCommand(ctx: CommandContext): Promise<number> {
   const runId = ctx.args[0];
   if (!runId) throw new UsageError('runs show needs a run id');
-  const run = await withClient(ctx, (client) => client.getRun(runId));
+  const { run, steps } = await withClient(ctx, async (client) => ({
+    run: await client.getRun(runId),
+    steps: await client.listSteps(runId),
+  }));
   if (ctx.flags.json) {
     ctx.output.out(JSON.stringify(run, null, 2));
     return 0;
@@ -69,6 +73,11 @@ export async function runsShowCommand(ctx: CommandContext): Promise<number> {
     ['ended', when(run.endedAt)],
     ['run time', run.totalRunTimeMs === null ? '-' : `${run.totalRunTimeMs}ms`],
   ];
+  // What the run waits for: each waiting node, its signals or timer, and the time it has left.
+  for (const step of steps) {
+    const waiting = waitingFor(step);
+    if (waiting) fields.push(['waiting', `${step.node}: ${waiting}`]);
+  }
   for (const [k, v] of fields) ctx.output.out(`${k.padEnd(12)} ${v}`);
   return 0;
 }

@@ -3,8 +3,12 @@ import { UsageError } from '../cli-error.js';
 import { table } from '../output.js';
 import type { CommandContext } from './context.js';
 import { withClient } from './with-client.js';
+import { waitingFor } from '../waiting.js';
 
-/** `cyclone steps RUN`: the run's steps with their states (database values) and labels. */
+/**
+ * `cyclone steps RUN`: the run's steps with their states (database values), labels, and what each
+ * waiting node waits for and how long it has left.
+ */
 export async function stepsCommand(ctx: CommandContext): Promise<number> {
   const runId = ctx.args[0];
   if (!runId) throw new UsageError('steps needs a run id');
@@ -15,7 +19,17 @@ export async function stepsCommand(ctx: CommandContext): Promise<number> {
   }
   ctx.output.out(
     table(
-      ['node', 'type', 'state', 'label', 'attempts', 'reclaims', 'error kind', 'error'],
+      [
+        'node',
+        'type',
+        'state',
+        'label',
+        'attempts',
+        'reclaims',
+        'waiting for',
+        'error kind',
+        'error',
+      ],
       steps.map((s) => [
         s.itemIndex === null ? s.node : `${s.node}[${s.itemIndex}]`,
         s.nodeType,
@@ -23,6 +37,7 @@ export async function stepsCommand(ctx: CommandContext): Promise<number> {
         stepLabel(s) ?? '-',
         `${s.attempts}/${s.maxAttempts}`,
         String(s.reclaims),
+        waitingFor(s) ?? '-',
         s.errorKind ?? '-',
         (s.error ?? '-').split('\n')[0]!.slice(0, 80),
       ]),

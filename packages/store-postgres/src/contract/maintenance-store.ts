@@ -1,4 +1,7 @@
 import type { SchemaCheck } from './schema-check.js';
+import type { DueWaitsResult } from '../waits/fire-due-waits.js';
+
+export type { DueWaitsResult } from '../waits/fire-due-waits.js';
 
 /** What {@link MaintenanceStore.failUnservedSteps} needs. */
 export interface UnservedStepsSweep {
@@ -42,4 +45,9 @@ export interface MaintenanceStore extends SchemaCheck {
    * process crashed or lost its connection in between). Returns how many runs it settled.
    */
   settlePending(limit?: number): Promise<number>;
+  /**
+   * Fires due timers (`{ firedAt }`) and lapses due max waits (`timedOut: true`, a `wait_lapsed`
+   * event), at most `limit` of each, each wait settled in one transaction with its run's lock.
+   */
+  fireDueWaits(limit?: number): Promise<DueWaitsResult>;
 }

@@ -1,5 +1,6 @@
 import type { RunState, RunStatus, StepEvent, StepStatus } from '@cyclone/core';
 import type { NewRun } from '../submission/new-runs.js';
+import type { SignalDelivery, SignalReceipt } from '../waits/deliver-signal.js';
 import type { Queryable } from '../db/executor.js';
 import type { SchemaCheck } from './schema-check.js';
 
@@ -37,7 +38,16 @@ export interface RunCommands {
    * returned with `created: false`.
    */
   submit(runs: readonly NewRun[], tx?: Queryable): Promise<SubmittedRun[]>;
+  /**
+   * Delivers a signal to a run under its lock: stored (once per signal id), and consumed at once
+   * by the first node that waits for its name, or kept until one does.
+   *
+   * @throws NotFoundError for an unknown run; AlreadyTerminalError for a terminal run
+   */
+  signal(delivery: SignalDelivery): Promise<SignalReceipt>;
 }
+
+export type { SignalDelivery, SignalReceipt } from '../waits/deliver-signal.js';
 
 /** Reads of runs, steps and events. None of them writes. */
 export interface RunReads extends SchemaCheck {

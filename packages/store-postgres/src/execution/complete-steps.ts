@@ -5,9 +5,19 @@ import { defineStatement } from '../db/statement.js';
 /** A batch of completions and the changes they make, all from core's table. */
 export interface CompleteStepsParams {
   stepIds: string[];
-  claimTokens: string[];
+  /** Each step's claim token; null for a wait node, which is never claimed. */
+  claimTokens: (string | null)[];
   outputs: string[];
-  /** `running -> completed` by `complete`. */
+  /**
+   * Whether the completion ends an attempt (a handler's success: `attempts` + 1, the attempt in
+   * the event's detail); false for a wait node, which no worker runs.
+   */
+  countAttempt: boolean;
+  /** The value of `timed_out` the completed steps get (a lapsed wait). */
+  timedOut: boolean;
+  /** The type of each completed step's event (`step_completed`, `wait_lapsed`). */
+  completeEventType: string;
+  /** `running -> completed` by `complete`, or a wait's completion (`signal_consumed`, ...). */
   completeTo: string;
   completeFrom: readonly string[];
   completeTrigger: string;
@@ -34,7 +44,8 @@ export interface CompleteStepsRow {
 }
 
 /**
- * Records a batch of handler successes in one statement: each step is fenced by its claim token
+ * Records a batch of completions in one statement (handler successes, and wait nodes that got
+ * their signals, lapsed or fired, settled under their run's lock): each step is fenced by its claim token
  * and its state, its run's count of open steps drops, a run whose last open step this was
  * completes, task dependents whose last dependency this was become available (unless the run is
  * paused), and the events are written. The run rows are locked by their update, after the steps;
@@ -55,10 +66,13 @@ WITH input AS (
        AS c(id, token, output)
 ), done AS (
   UPDATE ${t.steps} s
-  SET state = ${p.completeTo}::text, output = c.output, attempts = s.attempts + 1,
-      ended_at = now(), lease_expires_at = NULL
+  SET state = ${p.completeTo}::text, output = c.output,
+      attempts = s.attempts + CASE WHEN ${p.countAttempt}::boolean THEN 1 ELSE 0 END,
+      timed_out = ${p.timedOut}::boolean, ended_at = now(), lease_expires_at = NULL
   FROM input c
-  WHERE s.id = ANY(${p.stepIds}::uuid[]) AND s.id = c.id AND s.claim_token = c.token
+  -- A wait node holds no claim: its token is null on both sides.
+  WHERE s.id = ANY(${p.stepIds}::uuid[]) AND s.id = c.id
+    AND s.claim_token IS NOT DISTINCT FROM c.token
     AND s.state = ANY(${p.completeFrom}::text[])
   RETURNING s.id, s.run_id, s.node, s.node_type, s.started_at, s.attempts
 ), per_run AS (
@@ -110,8 +124,9 @@ WITH input AS (
   ON CONFLICT (run_id) DO NOTHING
 ), events AS (
   INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger, detail)
-  SELECT run_id, id, node, 'step_completed', ${p.completeEventFrom}::text, ${p.completeTo}::text,
-         ${p.completeTrigger}::text, jsonb_build_object('attempt', attempts)
+  SELECT run_id, id, node, ${p.completeEventType}::text, ${p.completeEventFrom}::text,
+         ${p.completeTo}::text, ${p.completeTrigger}::text,
+         CASE WHEN ${p.countAttempt}::boolean THEN jsonb_build_object('attempt', attempts) END
   FROM done
   UNION ALL
   SELECT id, NULL, NULL, 'run_completed', previous_state, ${p.runCompleteTo}::text,

@@ -1,38 +1,23 @@
-import {
-  isTerminalRun,
-  RUN_STATES,
-  RunState,
-  RunTrigger,
-  runChange,
-  StepState,
-  StepTrigger,
-  stepChange,
-} from '@cyclone/core';
+import { StepState, StepTrigger, stepChange } from '@cyclone/core';
 import type { Completion } from '../contract/worker-store.js';
 import type { Executor } from '../db/executor.js';
 import { singleFrom } from '../db/single-from.js';
 import { settleMarkedRun } from '../settlement/settle-marked-run.js';
+import { afterCompletion } from './after-completion.js';
 import { completeSteps, type CompleteStepsParams } from './complete-steps.js';
 
 const complete = stepChange(StepTrigger.Complete, StepState.Completed);
-const promote = stepChange(StepTrigger.Promote, StepState.Available, 'task');
-const runCompletes = runChange(RunTrigger.Complete, RunState.Completed);
 
 /** The parts of the completion statement's parameters that come from core's table. */
 const changes: Omit<CompleteStepsParams, 'stepIds' | 'claimTokens' | 'outputs'> = {
+  ...afterCompletion,
+  countAttempt: true,
+  timedOut: false,
+  completeEventType: 'step_completed',
   completeTo: complete.to,
   completeFrom: complete.from,
   completeTrigger: complete.trigger,
   completeEventFrom: singleFrom(complete),
-  runCompleteTo: runCompletes.to,
-  runCompleteFrom: runCompletes.from,
-  runCompleteTrigger: runCompletes.trigger,
-  promoteTo: promote.to,
-  promoteFrom: promote.from,
-  promoteTrigger: promote.trigger,
-  promoteEventFrom: singleFrom(promote),
-  promotingRunState: RunState.Running,
-  openRunStates: RUN_STATES.filter((s) => !isTerminalRun(s)),
 };
 
 /**

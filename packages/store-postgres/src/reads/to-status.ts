@@ -49,6 +49,12 @@ export function toStepStatus(row: StepReadRow): StepStatus {
     createdAt: row.created_at,
     startedAt: row.started_at,
     endedAt: row.ended_at,
+    waitSignals: row.wait_signals,
+    waitN: row.wait_n,
+    waitGathered: row.wait_gathered,
+    waitDeadlineAt: row.wait_deadline_at,
+    waitRemainingMs:
+      row.wait_remaining_ms === null ? null : Math.max(0, Number(row.wait_remaining_ms)),
   };
 }
 

@@ -1,4 +1,13 @@
-import { bigserial, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigserial,
+  index,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 
 /**
@@ -11,6 +20,11 @@ export const cycloneSignals = pgTable(
     id: bigserial('id', { mode: 'number' }).primaryKey(),
     runId: uuid('run_id').notNull(),
     name: text('name').notNull(),
+    /**
+     * The sender's id of the signal (`client.signal(..., { id })`); the same id twice in a run is
+     * delivered once. Null for a signal sent without one.
+     */
+    signalId: text('signal_id'),
     payload: jsonb('payload')
       .notNull()
       .default(sql`'null'::jsonb`),
@@ -23,5 +37,8 @@ export const cycloneSignals = pgTable(
     index('cyclone_signals_buffered_idx')
       .on(t.runId, t.name, t.id)
       .where(sql`${t.consumedBy} IS NULL`),
+    uniqueIndex('cyclone_signals_signal_id_idx')
+      .on(t.runId, t.signalId)
+      .where(sql`${t.signalId} IS NOT NULL`),
   ],
 );

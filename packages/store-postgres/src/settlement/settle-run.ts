@@ -15,6 +15,7 @@ import { cancelSteps } from './cancel-steps.js';
 import { loadRunNodes } from './load-run-nodes.js';
 import { lockRun } from './lock-run.js';
 import { setRunState } from './set-run-state.js';
+import { advanceWaits } from '../waits/advance-waits.js';
 
 // Every write below is one of these changes; the table refuses an illegal one at import.
 const cancelByFailFast = stepChange(StepTrigger.FailFast, StepState.Cancelled);
@@ -28,11 +29,16 @@ function runChangeParams(change: RunChange) {
 
 /**
  * Brings a run in line with the run-state rule of core after one of its steps ended in a way the
- * fast paths do not settle (a discard, above all): cancels what fail-fast or branch cancellation
+ * fast paths do not settle (a discard, above all, or a dependency of a wait node completed):
+ * promotes ready wait nodes into their wait and lets them consume buffered signals, cancels what fail-fast or branch cancellation
  * cancels and moves the run to `completed` or `failed`. Must run inside a transaction; it takes
  * the run's lock first.
  */
 export async function settleRun(db: Executor, runId: string): Promise<void> {
+  const locked = await lockRun(db, { runId });
+  if (!locked || isTerminalRun(locked.state)) return;
+  await advanceWaits(db, runId);
+  // A wait that completed may have completed the run: read its state again (the lock is held).
   const run = await lockRun(db, { runId });
   if (!run || isTerminalRun(run.state)) return;
   const nodes = await loadRunNodes(db, { runId });

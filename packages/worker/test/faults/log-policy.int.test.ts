@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { eventually } from '../engine.js';
 import { stepRow, useTransitionEngine } from '../transitions/helpers.js';
 import { capturingLogger } from './helpers.js';
 
@@ -30,14 +31,18 @@ describe('what the worker logs of a failed step', () => {
       },
     );
     expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('failed');
-    const failed = log.lines.find((l) => l.msg === 'step failed');
+    // The run ends inside the failure's transaction; the worker logs once that call returns.
+    const failed = await eventually(
+      () => log.lines.find((l) => l.msg === 'step failed'),
+      'the step failed log line',
+    );
     expect(failed).toMatchObject({
       level: 30,
       errorKind: 'retryable',
       outcome: 'discarded',
       error: { type: 'Error', code: 'E_CONNECT' },
     });
-    expect((failed!.error as Record<string, unknown>).message).toBeUndefined();
+    expect((failed.error as Record<string, unknown>).message).toBeUndefined();
     expect(log.text()).not.toContain('hunter2');
     expect(log.text()).not.toContain('t0k3n');
     expect(log.text()).not.toContain('payload-marker');
@@ -58,8 +63,12 @@ describe('what the worker logs of a failed step', () => {
     });
     const { runId } = await engine.client.enqueue('logs.opted-in', null, { maxAttempts: 1 });
     expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('failed');
-    const failed = log.lines.find((l) => l.msg === 'step failed');
-    expect(failed!.error).toEqual({
+    // The run ends inside the failure's transaction; the worker logs once that call returns.
+    const failed = await eventually(
+      () => log.lines.find((l) => l.msg === 'step failed'),
+      'the step failed log line',
+    );
+    expect(failed.error).toEqual({
       type: 'Error',
       code: 'E_CONNECT',
       message:

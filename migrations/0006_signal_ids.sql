@@ -1,0 +1,2 @@
+ALTER TABLE "cyclone_signals" ADD COLUMN "signal_id" text;--> statement-breakpoint
+CREATE UNIQUE INDEX "cyclone_signals_signal_id_idx" ON "cyclone_signals" USING btree ("run_id","signal_id") WHERE "cyclone_signals"."signal_id" IS NOT NULL;

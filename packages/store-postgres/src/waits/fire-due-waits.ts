@@ -1,0 +1,72 @@
+import { singleFrom } from '../db/single-from.js';
+import type { Executor } from '../db/executor.js';
+import { clearSettlement } from '../settlement/clear-settlement.js';
+import { lockRunOfStep } from '../settlement/lock-run-of-step.js';
+import { settleRun } from '../settlement/settle-run.js';
+import { completeWaits } from './complete-waits.js';
+import { DueWaitStates, findDueWaits } from './find-due-waits.js';
+import { lockDueWait } from './lock-due-wait.js';
+import { firedOutput, lapsedOutput } from './wait-outputs.js';
+import { fireTimer, lapseWait, SignalWaitTypes } from './wait-changes.js';
+
+// The finder writes its states out for the partial indexes; they must be the changes' from-states.
+if (
+  singleFrom(fireTimer) !== DueWaitStates.timer ||
+  singleFrom(lapseWait) !== DueWaitStates.lapse
+) {
+  throw new TypeError(
+    'find-due-waits no longer reads the from-states of timer_fired / wait_lapsed',
+  );
+}
+
+const fired = { change: fireTimer, timedOut: false, eventType: 'timer_fired' };
+const lapsed = { change: lapseWait, timedOut: true, eventType: 'wait_lapsed' };
+
+/** What one pass of {@link fireDueWaits} did. */
+export interface DueWaitsResult {
+  /** Timers fired (`waiting_timer -> completed`). */
+  readonly fired: number;
+  /** Signal waits whose max wait lapsed (`waiting_signal -> completed`, `timedOut`). */
+  readonly lapsed: number;
+}
+
+/**
+ * Fires due timers and lapses due max waits, at most `limit` of each per pass, each in its own
+ * transaction that holds its run's lock: the wait completes through the completion statement
+ * (its dependents promoted, the run possibly completed) and the run is settled in the same
+ * transaction. Due times are the database clock's; a wait that moved on meanwhile is skipped, so
+ * the pass is safe to run again and on several replicas.
+ */
+export async function fireDueWaits(db: Executor, limit = 100): Promise<DueWaitsResult> {
+  const due = await findDueWaits(db, { limit, signalWaitTypes: SignalWaitTypes });
+  let firedCount = 0;
+  let lapsedCount = 0;
+  for (const { id, due: sort } of due) {
+    const timer = sort === 'timer';
+    const done = await db.transaction(async (tx) => {
+      const run = await lockRunOfStep(tx, { stepId: id });
+      if (!run) return false;
+      const how = timer ? fired : lapsed;
+      const wait = await lockDueWait(tx, {
+        stepId: id,
+        waitingState: singleFrom(how.change),
+        timer,
+      });
+      if (!wait) return false;
+      const output = timer
+        ? firedOutput(wait.now)
+        : lapsedOutput(wait.node_type, wait.wait_payloads);
+      const { completed, toSettle } = await completeWaits(tx, how, [
+        { stepId: id, outputJson: JSON.stringify(output) },
+      ]);
+      if (toSettle.has(run.id)) {
+        await settleRun(tx, run.id);
+        await clearSettlement(tx, { runId: run.id });
+      }
+      return completed.has(id);
+    });
+    if (done && timer) firedCount += 1;
+    else if (done) lapsedCount += 1;
+  }
+  return { fired: firedCount, lapsed: lapsedCount };
+}
