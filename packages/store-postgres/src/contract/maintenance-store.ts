@@ -42,4 +42,14 @@ export interface MaintenanceStore extends SchemaCheck {
    * process crashed or lost its connection in between). Returns how many runs it settled.
    */
   settlePending(limit?: number): Promise<number>;
+  /**
+   * The run-deadline sweep: fails up to `limit` running runs past their deadline, discarding their
+   * open, unpaused steps with error kind `deadline`. Returns how many runs it failed.
+   */
+  expireRunDeadlines(limit?: number): Promise<number>;
+  /**
+   * Retention: deletes up to `limit` finished runs that ended longer ago than `retentionMs`, with
+   * their steps, events, signals and settlement markers. Returns how many runs it deleted.
+   */
+  deleteFinishedRuns(retentionMs: number, limit?: number): Promise<number>;
 }
