@@ -22,6 +22,7 @@ import { findCancelCauses } from './find-cancel-causes.js';
 import { moveRun } from './move-run.js';
 import { planRetry } from './plan-retry.js';
 import { promoteReady } from './promote-ready.js';
+import { recountOpenSteps } from './recount-open-steps.js';
 import { reopenSteps } from './reopen-steps.js';
 import { retrySteps } from './retry-steps.js';
 import { TerminalStepStates } from './terminal-step-states.js';
@@ -113,6 +114,8 @@ export function retryRun(db: Executor, runId: string, target: RetryTarget): Prom
         error: null,
         terminalStepStates: TerminalStepStates,
       });
+    } else {
+      await recountOpenSteps(tx, { runId, terminalStepStates: TerminalStepStates });
     }
     await promoteReady(tx, {
       runId,
