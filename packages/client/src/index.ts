@@ -16,4 +16,15 @@
 export { Client, type ClientOptions, type Submitted, type WaitOptions } from './client.js';
 export type { SubmitOptions, EnqueueOptions, RunOptions } from './options.js';
 export { MaxIdempotencyKeyLength } from './options.js';
-export type { RunQuery, RunPage } from '@cyclone/store-postgres';
+export { RunHandle } from './run-handle.js';
+export { ExhaustedReasons, MaxExhaustedLimit } from './operator-queries.js';
+export type {
+  RunQuery,
+  RunPage,
+  ExhaustedQuery,
+  ExhaustedPage,
+  ExhaustedStep,
+  ExhaustedReason,
+  RedriveQuery,
+  RedriveResult,
+} from '@cyclone/store-postgres';

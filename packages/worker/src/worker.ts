@@ -152,7 +152,7 @@ export class Worker {
       // The store's own typed error says it best; a raw database or socket error gets wrapped.
       throw error instanceof CycloneError ? error : new WorkerStartError(this.id, { cause: error });
     }
-    await this.producer.listen();
+    await this.producer.listen((stepIds) => this.leaseKeeper.abortEnded(stepIds));
     await this.store.registerWorker(this.id, this.config.kinds);
     this.registrationTimer = setInterval(() => {
       this.store.registerWorker(this.id, this.config.kinds).catch((error: unknown) => {
