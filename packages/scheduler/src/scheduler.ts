@@ -5,6 +5,8 @@ import { toMilliseconds } from '@cyclone/core';
 import { connectStore, type MaintenanceStore } from '@cyclone/store-postgres';
 import type { SchedulerOptions } from './options.js';
 import { ReclaimExpiredLeasesScanner } from './scanners/reclaim-expired-leases.js';
+import { RetentionScanner } from './scanners/retention.js';
+import { RunDeadlinesScanner } from './scanners/run-deadlines.js';
 import type { Scanner } from './scanners/scanner.js';
 import { SettlePendingScanner } from './scanners/settle-pending.js';
 import { UnservedKindsScanner } from './scanners/unserved-kinds.js';
@@ -71,7 +73,14 @@ export class Scheduler {
     const scanners: Scanner[] = [
       new ReclaimExpiredLeasesScanner(this.store, this.intervalMs, log('reclaim-expired-leases')),
       new SettlePendingScanner(this.store, this.intervalMs, log('settle-pending')),
+      new RunDeadlinesScanner(this.store, this.intervalMs, log('run-deadlines')),
     ];
+    if (options.retention !== false) {
+      const retentionMs = toMilliseconds(options.retention ?? '7d', 'retention');
+      scanners.push(
+        new RetentionScanner(this.store, this.intervalMs, retentionMs, log('retention')),
+      );
+    }
     const livenessMs = toMilliseconds(options.workerLiveness ?? '30s', 'workerLiveness');
     if (options.unservedKindGrace !== false) {
       const settings = {
