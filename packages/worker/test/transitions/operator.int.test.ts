@@ -100,6 +100,35 @@ describe('operator controls through client and worker', () => {
   });
 });
 
+describe('time enforcement in the worker process', () => {
+  it('Worker({ scheduler: true }) fails a run past its deadline and aborts its running handler', async () => {
+    const aborted = gate<unknown>();
+    await engine.startWorker({
+      handlers: {
+        'dl.long': async (ctx) => {
+          ctx.signal.addEventListener('abort', () => aborted.open(ctx.signal.reason), { once: true });
+          await aborted.promise;
+          return 'late';
+        },
+      },
+      heartbeatInterval: '60s',
+      leaseDuration: '5m',
+      scheduler: { interval: '100ms' },
+      retention: false,
+    });
+    const def = workflow('op-deadline').task('long', 'dl.long').task('then', 'dl.then', { dependsOn: ['long'] }).build();
+    const { runId } = await engine.client.submit(def, null, { runDeadline: '1h' });
+    await stepReaches(engine, runId, 'long', 'running');
+    // A controllable clock: the deadline is moved into the past instead of waited for.
+    await engine.query(`UPDATE cyclone_runs SET deadline_at = now() WHERE id = $1`, [runId]);
+    const run = await engine.client.wait(runId, { timeout: '10s' });
+    expect(run).toMatchObject({ state: 'failed', errorKind: 'deadline' });
+    expect(String(await aborted.promise)).toMatch(/deadline/);
+    const steps = await stepRows(engine, runId);
+    expect([steps.long!.state, steps.long!.error_kind, steps.then!.state]).toEqual(['discarded', 'deadline', 'discarded']);
+  });
+});
+
 describe('races', () => {
   it('a cancel racing a completion: exactly one wins, and the outcome is consistent (30 trials)', async () => {
     const worker = await engine.startWorker({ handlers: { 'race.quick': () => 'done' }, concurrency: 4 });
