@@ -200,7 +200,10 @@ export function createProgram(output: Output, dispatch: Dispatch): Command {
     .option('--json', 'print JSON')
     .addHelpText(
       'after',
-      examples('cyclone dlq redrive --reason reclaim_limit', 'cyclone dlq redrive --workflow order --before 2026-01-01T00:00:00Z'),
+      examples(
+        'cyclone dlq redrive --reason reclaim_limit',
+        'cyclone dlq redrive --workflow order --before 2026-01-01T00:00:00Z',
+      ),
     )
     .action(action('dlq redrive', dlqRedriveCommand));
 

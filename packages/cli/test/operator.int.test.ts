@@ -34,13 +34,20 @@ async function cyclone(...argv: string[]) {
 async function failedRun(): Promise<string> {
   const worker = new Worker({
     connectionString: db.url,
-    handlers: { 'cli.boom': () => { throw permanent(new Error('no')); } },
+    handlers: {
+      'cli.boom': () => {
+        throw permanent(new Error('no'));
+      },
+    },
     logger: pino({ level: 'silent' }),
     pollInterval: '100ms',
   });
   await worker.start();
   try {
-    const { runId } = await client.submit(workflow('cli-op').task('boom', 'cli.boom').build(), null);
+    const { runId } = await client.submit(
+      workflow('cli-op').task('boom', 'cli.boom').build(),
+      null,
+    );
     await client.wait(runId, { timeout: '10s' });
     return runId;
   } finally {
@@ -54,7 +61,9 @@ describe('operator commands', () => {
     expect((await cyclone('pause', runId)).out).toContain('now paused');
     const again = await cyclone('pause', runId, '--json');
     expect(again.code).toBe(1);
-    expect(JSON.parse(again.err)).toMatchObject({ error: { code: 'ALREADY_PAUSED', reason: 'same-state' } });
+    expect(JSON.parse(again.err)).toMatchObject({
+      error: { code: 'ALREADY_PAUSED', reason: 'same-state' },
+    });
     expect((await cyclone('resume', runId)).out).toContain('now running');
     const cancelled = await cyclone('cancel', runId, '--json');
     expect(JSON.parse(cancelled.out)).toEqual({ runId, action: 'cancelled', state: 'cancelled' });

@@ -23,7 +23,12 @@ function checkReason(reason: unknown, issues: ValidationIssue[]): void {
 
 function checkLimit(limit: unknown, issues: ValidationIssue[]): void {
   if (limit === undefined) return;
-  if (typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 && limit <= MaxExhaustedLimit) {
+  if (
+    typeof limit === 'number' &&
+    Number.isInteger(limit) &&
+    limit >= 1 &&
+    limit <= MaxExhaustedLimit
+  ) {
     return;
   }
   issues.push({
@@ -58,7 +63,10 @@ export function parseRedriveQuery(query: RedriveQuery): RedriveQuery {
   const issues: ValidationIssue[] = [];
   checkReason(query.reason, issues);
   checkLimit(query.limit, issues);
-  if (query.before !== undefined && !(query.before instanceof Date && !Number.isNaN(query.before.getTime()))) {
+  if (
+    query.before !== undefined &&
+    !(query.before instanceof Date && !Number.isNaN(query.before.getTime()))
+  ) {
     issues.push({ path: 'before', message: `expected a valid Date, got ${String(query.before)}` });
   }
   if (issues.length > 0) throw new ValidationError('redrive query', issues);

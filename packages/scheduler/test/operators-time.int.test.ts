@@ -27,7 +27,11 @@ afterAll(async () => {
 const query = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
   (await pool.query<R>(text, values)).rows;
 
-async function until<T>(probe: () => Promise<T | undefined | false>, what: string, ms = 10_000): Promise<T> {
+async function until<T>(
+  probe: () => Promise<T | undefined | false>,
+  what: string,
+  ms = 10_000,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await probe();
@@ -39,24 +43,39 @@ async function until<T>(probe: () => Promise<T | undefined | false>, what: strin
 
 describe('the run-deadline scanner', () => {
   it('fails a run submitted with runDeadline once the deadline passed, discarding its open steps', async () => {
-    const def = workflow('sched-deadline').task('a', 'sd.a').task('b', 'sd.b', { dependsOn: ['a'] }).build();
+    const def = workflow('sched-deadline')
+      .task('a', 'sd.a')
+      .task('b', 'sd.b', { dependsOn: ['a'] })
+      .build();
     const { runId } = await client.submit(def, null, { runDeadline: '1h' });
     const s = new Scheduler({ pool, logger, interval: '1h', retention: false });
     await s.tick();
     expect((await client.getRun(runId)).state).toBe('running');
     // A controllable clock: move the deadline into the past rather than wait for it.
-    await query(`UPDATE cyclone_runs SET deadline_at = now() - interval '1 ms' WHERE id = $1`, [runId]);
+    await query(`UPDATE cyclone_runs SET deadline_at = now() - interval '1 ms' WHERE id = $1`, [
+      runId,
+    ]);
     await s.tick();
     const run = await client.getRun(runId);
-    expect(run).toMatchObject({ state: 'failed', errorKind: 'deadline', error: 'run deadline exceeded' });
+    expect(run).toMatchObject({
+      state: 'failed',
+      errorKind: 'deadline',
+      error: 'run deadline exceeded',
+    });
     const steps = await client.listSteps(runId);
     expect(steps.map((x) => [x.node, x.state, x.errorKind])).toEqual([
       ['a', 'discarded', 'deadline'],
       ['b', 'discarded', 'deadline'],
     ]);
-    expect((await client.listExhausted({ reason: 'deadline' })).steps.map((x) => x.runId)).toEqual([runId, runId]);
+    expect((await client.listExhausted({ reason: 'deadline' })).steps.map((x) => x.runId)).toEqual([
+      runId,
+      runId,
+    ]);
     await s.tick();
-    const fails = await query(`SELECT 1 FROM cyclone_events WHERE run_id = $1 AND type = 'run_failed'`, [runId]);
+    const fails = await query(
+      `SELECT 1 FROM cyclone_events WHERE run_id = $1 AND type = 'run_failed'`,
+      [runId],
+    );
     expect(fails).toHaveLength(1);
     await s.stop();
   });
@@ -87,11 +106,24 @@ describe('several replicas', () => {
   it('never lead together, and a stalled leader is replaced within its lease plus one interval', async () => {
     const intervalMs = 200;
     // Each replica on its own pool, as separate processes would be.
-    const a = new Scheduler({ connectionString: db.url, logger, interval: `${intervalMs}ms`, id: 'replica-a' });
-    const b = new Scheduler({ connectionString: db.url, logger, interval: `${intervalMs}ms`, id: 'replica-b' });
+    const a = new Scheduler({
+      connectionString: db.url,
+      logger,
+      interval: `${intervalMs}ms`,
+      id: 'replica-a',
+    });
+    const b = new Scheduler({
+      connectionString: db.url,
+      logger,
+      interval: `${intervalMs}ms`,
+      id: 'replica-b',
+    });
     await a.start();
     await b.start();
-    const leader = await until(async () => (a.isLeader ? a : b.isLeader ? b : undefined), 'a leader');
+    const leader = await until(
+      async () => (a.isLeader ? a : b.isLeader ? b : undefined),
+      'a leader',
+    );
     const other = leader === a ? b : a;
     // Over many of their ticks, the lease row names one holder and never both replicas lead.
     for (let i = 0; i < 40; i++) {
@@ -100,8 +132,9 @@ describe('several replicas', () => {
     }
     // Stall the leader: its elections hang, as in a frozen process; it can no longer renew.
     const stalledAt = Date.now();
-    (leader as unknown as { store: { attemptLeadership: () => Promise<boolean> } }).store.attemptLeadership = () =>
-      new Promise<boolean>(() => undefined);
+    (
+      leader as unknown as { store: { attemptLeadership: () => Promise<boolean> } }
+    ).store.attemptLeadership = () => new Promise<boolean>(() => undefined);
     await until(async () => other.isLeader, 'the other replica to take over', 20_000);
     const tookMs = Date.now() - stalledAt;
     // The bound: the leader lease is 5 intervals; the other replica tries once an interval.

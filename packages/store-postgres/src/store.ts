@@ -249,7 +249,10 @@ export class PostgresStore implements CycloneStore {
    * Retries a discarded node (or every discard) of a run, reopening what its discard cancelled.
    * @throws NotFoundError, NoExhaustedNodeError, AlreadyTerminalError, AlreadyPausedError
    */
-  async retryRun(runId: string, request: RetryRequest): Promise<{ retried: number; reopened: number }> {
+  async retryRun(
+    runId: string,
+    request: RetryRequest,
+  ): Promise<{ retried: number; reopened: number }> {
     const done = await this.guard('retryRun', () => retryRun(this.exec, runId, request));
     return { retried: done.retried, reopened: done.reopened };
   }

@@ -10,7 +10,9 @@ function reasonOption(ctx: CommandContext): ExhaustedReason | undefined {
   const reason = ctx.options.reason;
   if (reason === undefined) return undefined;
   if (typeof reason !== 'string' || !Reasons.includes(reason)) {
-    throw new UsageError(`--reason must be one of ${Reasons.join(', ')}, got "${String(reason)}"`);
+    throw new UsageError(
+      `--reason must be one of ${Reasons.join(', ')}, got ${JSON.stringify(reason)}`,
+    );
   }
   return reason as ExhaustedReason;
 }
@@ -19,7 +21,7 @@ function positive(value: unknown, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > 1000) {
-    throw new UsageError(`${flag} must be an integer from 1 to 1000, got "${String(value)}"`);
+    throw new UsageError(`${flag} must be an integer from 1 to 1000, got ${JSON.stringify(value)}`);
   }
   return n;
 }
@@ -61,10 +63,11 @@ export async function dlqListCommand(ctx: CommandContext): Promise<number> {
 export async function dlqRedriveCommand(ctx: CommandContext): Promise<number> {
   const reason = reasonOption(ctx);
   let before: Date | undefined;
-  if (ctx.options.before !== undefined) {
-    before = new Date(String(ctx.options.before));
+  const beforeText = ctx.options.before;
+  if (beforeText !== undefined) {
+    before = typeof beforeText === 'string' ? new Date(beforeText) : new Date(Number.NaN);
     if (Number.isNaN(before.getTime())) {
-      throw new UsageError(`--before must be a date or time, got "${String(ctx.options.before)}"`);
+      throw new UsageError(`--before must be a date or time, got ${JSON.stringify(beforeText)}`);
     }
   }
   const limit = positive(ctx.options.limit, '--limit');

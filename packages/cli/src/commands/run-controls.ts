@@ -9,7 +9,7 @@ function runArg(ctx: CommandContext, command: string): string {
 }
 
 /** Prints what an operator action did, as text or `--json`, and reads the run's state back. */
-async function report(ctx: CommandContext, action: string, runId: string, state: string) {
+function report(ctx: CommandContext, action: string, runId: string, state: string): number {
   if (ctx.flags.json) ctx.output.out(JSON.stringify({ runId, action, state }));
   else ctx.output.out(`${action} run ${runId}: now ${state}`);
   return 0;

@@ -28,7 +28,10 @@ export class RetentionScanner implements Scanner {
       if (n < this.batchSize) break;
     }
     if (deleted > 0) {
-      this.logger.info({ deleted, retentionMs: this.retentionMs }, 'deleted finished runs past the retention');
+      this.logger.info(
+        { deleted, retentionMs: this.retentionMs },
+        'deleted finished runs past the retention',
+      );
     }
   }
 }

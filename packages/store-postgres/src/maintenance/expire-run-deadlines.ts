@@ -1,4 +1,12 @@
-import { ErrorKind, RunState, RunTrigger, StepState, StepTrigger, runChange, stepChange } from '@cyclone/core';
+import {
+  ErrorKind,
+  RunState,
+  RunTrigger,
+  StepState,
+  StepTrigger,
+  runChange,
+  stepChange,
+} from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
 import { endRunSteps } from '../operator/cancel-run-steps.js';
 import { moveRun } from '../operator/move-run.js';

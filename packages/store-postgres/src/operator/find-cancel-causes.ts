@@ -30,6 +30,9 @@ ORDER BY e.step_id, e.id DESC
 );
 
 /** Reads why a run's cancelled steps were cancelled (see the statement). */
-export function findCancelCauses(db: Executor, p: FindCancelCausesParams): Promise<CancelCauseRow[]> {
+export function findCancelCauses(
+  db: Executor,
+  p: FindCancelCausesParams,
+): Promise<CancelCauseRow[]> {
   return db.rows(statement, p);
 }

@@ -5,7 +5,10 @@ import { decodeExhaustedCursor, encodeExhaustedCursor } from './exhausted-cursor
 import { findExhausted } from './find-exhausted.js';
 
 /** Reads one page of the DLQ, newest discard first. */
-export async function listExhausted(db: Executor, query: ExhaustedQuery = {}): Promise<ExhaustedPage> {
+export async function listExhausted(
+  db: Executor,
+  query: ExhaustedQuery = {},
+): Promise<ExhaustedPage> {
   const limit = query.limit ?? 50;
   const after = query.cursor === undefined ? undefined : decodeExhaustedCursor(query.cursor);
   const rows = await findExhausted(db, {
@@ -33,6 +36,8 @@ export async function listExhausted(db: Executor, query: ExhaustedQuery = {}): P
       error: r.error,
       endedAt: r.ended_at,
     })),
-    ...(rows.length > limit && last ? { nextCursor: encodeExhaustedCursor(last.ended_at_text, last.id) } : {}),
+    ...(rows.length > limit && last
+      ? { nextCursor: encodeExhaustedCursor(last.ended_at_text, last.id) }
+      : {}),
   };
 }

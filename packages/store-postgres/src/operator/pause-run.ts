@@ -1,4 +1,12 @@
-import { NotFoundError, RunState, RunTrigger, StepState, StepTrigger, runChange, stepChange } from '@cyclone/core';
+import {
+  NotFoundError,
+  RunState,
+  RunTrigger,
+  StepState,
+  StepTrigger,
+  runChange,
+  stepChange,
+} from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
 import { lockRun } from '../settlement/lock-run.js';
 import { moveRun } from './move-run.js';

@@ -15,7 +15,12 @@ import {
  * @throws NotPausedError for a resume of a run that is not paused; AlreadyTerminalError for any
  *   other change of a terminal run; AlreadyPausedError for a pause of a paused run
  */
-export function assertRunMove(runId: string, from: RunState, to: RunState, trigger: RunTrigger): void {
+export function assertRunMove(
+  runId: string,
+  from: RunState,
+  to: RunState,
+  trigger: RunTrigger,
+): void {
   const proposal = proposeRun(from, to, trigger);
   if (proposal.accepted) return;
   const options = { reason: proposal.reason, cause: new Error(proposal.message) };

@@ -83,4 +83,3 @@ export function resumeRun(db: Executor, runId: string): Promise<{ steps: number 
     return { steps: resumed.length + promoted.length };
   });
 }
-

@@ -37,9 +37,7 @@ const RetriedTypes: readonly string[] = [NodeType.Task, NodeType.Item];
 
 /** What a retry names: one node (by name or step id), every discard of the run, or step ids. */
 export type RetryTarget =
-  | { readonly node: string }
-  | { readonly all: true }
-  | { readonly stepIds: readonly string[] };
+  { readonly node: string } | { readonly all: true } | { readonly stepIds: readonly string[] };
 
 /** What {@link retryRun} did. */
 export interface RetriedRun {
@@ -130,7 +128,11 @@ export function retryRun(db: Executor, runId: string, target: RetryTarget): Prom
 }
 
 /** The discarded node names the target names, or the operator error for a target that names none. */
-function requestedNodes(runId: string, nodes: readonly RunNodeRow[], target: RetryTarget): Set<string> {
+function requestedNodes(
+  runId: string,
+  nodes: readonly RunNodeRow[],
+  target: RetryTarget,
+): Set<string> {
   if ('node' in target) {
     const node = nodes.find((n) => n.node === target.node || n.id === target.node);
     if (!node) throw new NotFoundError('node', target.node);

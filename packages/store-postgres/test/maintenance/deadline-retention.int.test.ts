@@ -21,9 +21,15 @@ describe('expireRunDeadlines', () => {
     await fx.store.complete([{ stepId: done.id, claimToken: done.claimToken, outputJson: '1' }]);
     const running = await claimOne(fx, 'dl.run');
     const c = await stepOf(fx, run.id, 'c');
-    await fx.query(`UPDATE cyclone_steps SET node_type = 'child', kind = NULL, state = 'waiting_child' WHERE id = $1`, [c]);
+    await fx.query(
+      `UPDATE cyclone_steps SET node_type = 'child', kind = NULL, state = 'waiting_child' WHERE id = $1`,
+      [c],
+    );
     expect(await fx.store.expireRunDeadlines()).toBe(0);
-    await fx.query(`UPDATE cyclone_runs SET deadline_at = now() - interval '1 second' WHERE id = $1`, [run.id]);
+    await fx.query(
+      `UPDATE cyclone_runs SET deadline_at = now() - interval '1 second' WHERE id = $1`,
+      [run.id],
+    );
 
     expect(await fx.store.expireRunDeadlines()).toBe(1);
 
@@ -34,7 +40,10 @@ describe('expireRunDeadlines', () => {
       w: 'discarded',
       c: 'discarded',
     });
-    expect(await fx.step(running.id)).toMatchObject({ error_kind: 'deadline', error: 'run deadline exceeded' });
+    expect(await fx.step(running.id)).toMatchObject({
+      error_kind: 'deadline',
+      error: 'run deadline exceeded',
+    });
     expect(await fx.run(run.id)).toMatchObject({
       state: 'failed',
       error_kind: 'deadline',
@@ -62,7 +71,10 @@ describe('expireRunDeadlines', () => {
     });
     await fx.submit(run);
     await fx.store.pauseRun(run.id);
-    await fx.query(`UPDATE cyclone_runs SET deadline_at = now() - interval '1 second' WHERE id = $1`, [run.id]);
+    await fx.query(
+      `UPDATE cyclone_runs SET deadline_at = now() - interval '1 second' WHERE id = $1`,
+      [run.id],
+    );
     expect(await fx.store.expireRunDeadlines()).toBe(0);
     expect(await statesOf(fx, run.id)).toEqual({ p: 'paused' });
     expect((await fx.run(run.id)).state).toBe('paused');
@@ -85,7 +97,9 @@ describe('deleteFinishedRuns', () => {
        WHERE id = ANY($1::uuid[])`,
       [[...old]],
     );
-    await fx.query(`UPDATE cyclone_runs SET created_at = now() - interval '2 days' WHERE id = $1`, [live.runId]);
+    await fx.query(`UPDATE cyclone_runs SET created_at = now() - interval '2 days' WHERE id = $1`, [
+      live.runId,
+    ]);
     await fx.query(`INSERT INTO cyclone_signals (run_id, name) VALUES ($1, 'x')`, [old[0]]);
 
     expect(await fx.store.deleteFinishedRuns(86_400_000, 2)).toBe(2);

@@ -10,12 +10,18 @@ describe('listExhausted and redrive', () => {
     const runs = [];
     for (let i = 0; i < 5; i++) runs.push(await failedRun(fx, `dlq${i % 2}`));
     // One of them a deadline, for the reason filter.
-    await fx.query(`UPDATE cyclone_steps SET error_kind = 'deadline' WHERE id = $1`, [runs[4]!.stepA]);
+    await fx.query(`UPDATE cyclone_steps SET error_kind = 'deadline' WHERE id = $1`, [
+      runs[4]!.stepA,
+    ]);
 
     const first = await fx.store.listExhausted({ reason: 'permanent', limit: 2 });
     expect(first.steps).toHaveLength(2);
     expect(first.nextCursor).toBeDefined();
-    const second = await fx.store.listExhausted({ reason: 'permanent', limit: 2, cursor: first.nextCursor! });
+    const second = await fx.store.listExhausted({
+      reason: 'permanent',
+      limit: 2,
+      cursor: first.nextCursor!,
+    });
     expect(second.steps).toHaveLength(2);
     expect(second.nextCursor).toBeUndefined();
     const seen = [...first.steps, ...second.steps];
@@ -24,7 +30,11 @@ describe('listExhausted and redrive', () => {
     expect(seen.map((s) => s.endedAt.getTime())).toEqual(
       [...seen.map((s) => s.endedAt.getTime())].sort((x, y) => y - x),
     );
-    expect(first.steps[0]).toMatchObject({ attempts: 1, error: 'boom', workflow: expect.stringMatching(/^dlq/) });
+    expect(first.steps[0]).toMatchObject({
+      attempts: 1,
+      error: 'boom',
+      workflow: expect.stringMatching(/^dlq/),
+    });
 
     const deadline = await fx.store.listExhausted({ reason: 'deadline' });
     expect(deadline.steps.map((s) => s.runId)).toEqual([runs[4]!.runId]);

@@ -3,7 +3,11 @@ import { runOfDefinition } from '../../src/submission/new-runs.js';
 import { claimOne, type StoreFixture } from '../fixture.js';
 
 /** A failure of a claimed step, as the worker reports it. */
-export const failure = (stepId: string, claimToken: string, over: Record<string, unknown> = {}) => ({
+export const failure = (
+  stepId: string,
+  claimToken: string,
+  over: Record<string, unknown> = {},
+) => ({
   stepId,
   claimToken,
   errorKind: 'permanent' as const,

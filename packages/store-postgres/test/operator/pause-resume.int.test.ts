@@ -23,20 +23,34 @@ describe('pauseRun and resumeRun', () => {
               wait_payloads = '["kept"]'::jsonb WHERE id = $1`,
       [w],
     );
-    await fx.query(`UPDATE cyclone_steps SET scheduled_at = now() + interval '1 hour' WHERE id = $1`, [tm]);
-    const before = await fx.query<{ id: string; scheduled_at: Date; wait_deadline_at: Date | null }>(
-      'SELECT id, scheduled_at, wait_deadline_at FROM cyclone_steps WHERE run_id = $1',
-      [run.id],
+    await fx.query(
+      `UPDATE cyclone_steps SET scheduled_at = now() + interval '1 hour' WHERE id = $1`,
+      [tm],
     );
+    const before = await fx.query<{
+      id: string;
+      scheduled_at: Date;
+      wait_deadline_at: Date | null;
+    }>('SELECT id, scheduled_at, wait_deadline_at FROM cyclone_steps WHERE run_id = $1', [run.id]);
 
     await fx.store.pauseRun(run.id);
-    expect(await statesOf(fx, run.id)).toEqual({ t: 'paused', after: 'pending', w: 'paused', tm: 'paused' });
+    expect(await statesOf(fx, run.id)).toEqual({
+      t: 'paused',
+      after: 'pending',
+      w: 'paused',
+      tm: 'paused',
+    });
     expect((await fx.run(run.id)).state).toBe('paused');
     expect((await fx.run(run.id)).paused_at).not.toBeNull();
     // No claim takes a paused step.
-    expect(await fx.store.claim({ kinds: ['pr.t'], limit: 5, workerId: 'w', leaseMs: 60_000 })).toEqual([]);
+    expect(
+      await fx.store.claim({ kinds: ['pr.t'], limit: 5, workerId: 'w', leaseMs: 60_000 }),
+    ).toEqual([]);
     // The pause lasts a measurable time by the database clock.
-    await fx.query(`UPDATE cyclone_runs SET paused_at = paused_at - interval '10 minutes' WHERE id = $1`, [run.id]);
+    await fx.query(
+      `UPDATE cyclone_runs SET paused_at = paused_at - interval '10 minutes' WHERE id = $1`,
+      [run.id],
+    );
 
     await fx.store.resumeRun(run.id);
     expect(await statesOf(fx, run.id)).toEqual({
@@ -47,21 +61,26 @@ describe('pauseRun and resumeRun', () => {
     });
     const after = new Map(
       (
-        await fx.query<{ id: string; scheduled_at: Date; wait_deadline_at: Date | null; wait_payloads: unknown }>(
+        await fx.query<{
+          id: string;
+          scheduled_at: Date;
+          wait_deadline_at: Date | null;
+          wait_payloads: unknown;
+        }>(
           'SELECT id, scheduled_at, wait_deadline_at, wait_payloads FROM cyclone_steps WHERE run_id = $1',
           [run.id],
         )
       ).map((r) => [r.id, r]),
     );
     const was = new Map(before.map((r) => [r.id, r]));
-    const shift = (id: string, col: 'scheduled_at' | 'wait_deadline_at') =>
-      after.get(id)![col]!.getTime() - was.get(id)![col]!.getTime();
+    const shift = (id: string | undefined, col: 'scheduled_at' | 'wait_deadline_at') =>
+      after.get(id!)![col]!.getTime() - was.get(id!)![col]!.getTime();
     expect(shift(t, 'scheduled_at')).toBe(0);
     expect(shift(tm, 'scheduled_at')).toBeGreaterThanOrEqual(10 * 60_000);
     expect(shift(tm, 'scheduled_at')).toBeLessThan(11 * 60_000);
     expect(shift(w, 'wait_deadline_at')).toBeGreaterThanOrEqual(10 * 60_000);
     expect(shift(w, 'wait_deadline_at')).toBeLessThan(11 * 60_000);
-    expect(after.get(w)!.wait_payloads).toEqual(['kept']);
+    expect(after.get(w!)!.wait_payloads).toEqual(['kept']);
     expect(await fx.run(run.id)).toMatchObject({ state: 'running', paused_at: null });
     const events = await fx.events(run.id);
     for (const from of ['available', 'waiting_signal', 'waiting_timer']) {
@@ -84,26 +103,44 @@ describe('pauseRun and resumeRun', () => {
     const was = (await fx.step(c)).wait_deadline_at!;
     await fx.store.pauseRun(run.id);
     expect((await fx.step(c)).state).toBe('paused');
-    await fx.query(`UPDATE cyclone_runs SET paused_at = paused_at - interval '5 minutes' WHERE id = $1`, [run.id]);
+    await fx.query(
+      `UPDATE cyclone_runs SET paused_at = paused_at - interval '5 minutes' WHERE id = $1`,
+      [run.id],
+    );
     await fx.store.resumeRun(run.id);
     const step = await fx.step(c);
     expect(step.state).toBe('waiting_child');
     expect(step.wait_deadline_at!.getTime() - was.getTime()).toBeGreaterThanOrEqual(5 * 60_000);
-    expect(await fx.events(run.id)).toContainEqual(['step_resumed', 'paused', 'waiting_child', 'resume']);
+    expect(await fx.events(run.id)).toContainEqual([
+      'step_resumed',
+      'paused',
+      'waiting_child',
+      'resume',
+    ]);
   });
 
   it('a completion during the pause leaves dependents pending; resume promotes them', async () => {
-    const def = workflow('pause-promote').task('a', 'pp.a').task('b', 'pp.b', { dependsOn: ['a'] }).build();
+    const def = workflow('pause-promote')
+      .task('a', 'pp.a')
+      .task('b', 'pp.b', { dependsOn: ['a'] })
+      .build();
     const run = runOfDefinition(def, 'null');
     await fx.submit(run);
     const a = await claimOne(fx, 'pp.a');
     await fx.store.pauseRun(run.id);
     await fx.store.complete([{ stepId: a.id, claimToken: a.claimToken, outputJson: '1' }]);
     expect(await statesOf(fx, run.id)).toEqual({ a: 'completed', b: 'pending' });
-    expect(await fx.store.claim({ kinds: ['pp.b'], limit: 1, workerId: 'w', leaseMs: 60_000 })).toEqual([]);
+    expect(
+      await fx.store.claim({ kinds: ['pp.b'], limit: 1, workerId: 'w', leaseMs: 60_000 }),
+    ).toEqual([]);
     await fx.store.resumeRun(run.id);
     expect(await statesOf(fx, run.id)).toEqual({ a: 'completed', b: 'available' });
-    expect(await fx.events(run.id)).toContainEqual(['step_ready', 'pending', 'available', 'promote']);
+    expect(await fx.events(run.id)).toContainEqual([
+      'step_ready',
+      'pending',
+      'available',
+      'promote',
+    ]);
   });
 
   it('a retryable failure, a snooze or a reclaim during the pause lands in paused', async () => {
@@ -120,12 +157,17 @@ describe('pauseRun and resumeRun', () => {
     await fx.store.pauseRun(run.id);
     await fx.store.fail(failure(f.id, f.claimToken, { errorKind: 'retryable', maxAttempts: 3 }));
     await fx.store.snooze(s.id, s.claimToken, 10);
-    await fx.query(`UPDATE cyclone_steps SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [r.id]);
+    await fx.query(
+      `UPDATE cyclone_steps SET lease_expires_at = now() - interval '1 second' WHERE id = $1`,
+      [r.id],
+    );
     await fx.store.reclaimExpired();
     expect(await statesOf(fx, run.id)).toEqual({ f: 'paused', s: 'paused', r: 'paused' });
     const events = await fx.events(run.id);
     for (const trigger of ['retryable_error', 'snooze', 'reclaim']) {
-      expect(events.some((e) => e[1] === 'running' && e[2] === 'paused' && e[3] === trigger)).toBe(true);
+      expect(events.some((e) => e[1] === 'running' && e[2] === 'paused' && e[3] === trigger)).toBe(
+        true,
+      );
     }
   });
 
@@ -136,7 +178,12 @@ describe('pauseRun and resumeRun', () => {
     await fx.store.pauseRun(one.id);
     await fx.store.complete([{ stepId: x.id, claimToken: x.claimToken, outputJson: '1' }]);
     expect(await fx.run(one.id)).toMatchObject({ state: 'completed' });
-    expect((await fx.events(one.id)).at(-1)).toEqual(['run_completed', 'paused', 'completed', 'complete']);
+    expect((await fx.events(one.id)).at(-1)).toEqual([
+      'run_completed',
+      'paused',
+      'completed',
+      'complete',
+    ]);
 
     const two = runOfDefinition(
       workflow('pause-fail').task('y', 'pfx.y').task('z', 'pfx.z').build(),

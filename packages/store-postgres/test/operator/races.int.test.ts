@@ -4,7 +4,9 @@ import { claimOne, useStore } from '../fixture.js';
 const fx = useStore();
 
 const expire = (stepId: string) =>
-  fx.query(`UPDATE cyclone_steps SET lease_expires_at = now() - interval '1 ms' WHERE id = $1`, [stepId]);
+  fx.query(`UPDATE cyclone_steps SET lease_expires_at = now() - interval '1 ms' WHERE id = $1`, [
+    stepId,
+  ]);
 
 describe('races', () => {
   it('a reclaim racing a completion: a completed step stays completed (30 trials)', async () => {
@@ -38,7 +40,9 @@ describe('races', () => {
       await Promise.all([fx.store.cancelRun(runId), fx.store.reclaimExpired()]);
       expect((await fx.step(stepId)).state).toBe('cancelled');
       expect((await fx.run(runId)).state).toBe('cancelled');
-      expect(await fx.store.claim({ kinds: ['race.cr'], limit: 5, workerId: 'w', leaseMs: 60_000 })).toEqual([]);
+      expect(
+        await fx.store.claim({ kinds: ['race.cr'], limit: 5, workerId: 'w', leaseMs: 60_000 }),
+      ).toEqual([]);
     }
   });
 

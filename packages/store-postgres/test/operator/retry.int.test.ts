@@ -19,7 +19,9 @@ describe('retryRun', () => {
     expect(await statesOf(fx, runId)).toEqual({ a: 'discarded', b: 'cancelled', c: 'cancelled' });
 
     // Raise the attempts to the step's limit, so the retry has to raise the limit.
-    await fx.query('UPDATE cyclone_steps SET attempts = max_attempts, reclaims = 2 WHERE id = $1', [stepA]);
+    await fx.query('UPDATE cyclone_steps SET attempts = max_attempts, reclaims = 2 WHERE id = $1', [
+      stepA,
+    ]);
     const limit = (await fx.step(stepA)).max_attempts;
     const done = await fx.store.retryRun(runId, { node: 'a' });
 
@@ -44,7 +46,12 @@ describe('retryRun', () => {
     });
     const events = await fx.events(runId);
     expect(events).toContainEqual(['step_retried', 'discarded', 'available', 'operator_retry']);
-    expect(events).toContainEqual(['step_reopened', 'cancelled', 'pending', 'operator_retry_reopen']);
+    expect(events).toContainEqual([
+      'step_reopened',
+      'cancelled',
+      'pending',
+      'operator_retry_reopen',
+    ]);
     expect(events).toContainEqual(['step_ready', 'pending', 'available', 'promote']);
     expect(events).toContainEqual(['run_retried', 'failed', 'running', 'operator_retry']);
 
@@ -73,7 +80,10 @@ describe('retryRun', () => {
     await fx.store.fail(failure(x.id, x.claimToken));
     // y was running when x failed the run: fail-fast cancelled it. Discard it by hand as if its
     // own failure had landed first, so the run holds two uncontained discards.
-    await fx.query(`UPDATE cyclone_steps SET state = 'discarded', error_kind = 'permanent' WHERE id = $1`, [y.id]);
+    await fx.query(
+      `UPDATE cyclone_steps SET state = 'discarded', error_kind = 'permanent' WHERE id = $1`,
+      [y.id],
+    );
     await fx.query(`DELETE FROM cyclone_events WHERE step_id = $1`, [y.id]);
     const done = await fx.store.retryRun(run.id, { node: 'x' });
     expect(done.retried).toBe(2);

@@ -15,7 +15,9 @@ describe('operator controls through client and worker', () => {
     await engine.startWorker({
       handlers: {
         'op.slow': async (ctx) => {
-          ctx.signal.addEventListener('abort', () => aborted.open(ctx.signal.reason), { once: true });
+          ctx.signal.addEventListener('abort', () => aborted.open(ctx.signal.reason), {
+            once: true,
+          });
           await finish.promise;
           return 'late';
         },
@@ -24,20 +26,28 @@ describe('operator controls through client and worker', () => {
       heartbeatInterval: '60s',
       leaseDuration: '5m',
     });
-    const def = workflow('op-cancel').task('slow', 'op.slow').task('after', 'op.after', { dependsOn: ['slow'] }).build();
+    const def = workflow('op-cancel')
+      .task('slow', 'op.slow')
+      .task('after', 'op.after', { dependsOn: ['slow'] })
+      .build();
     const { runId } = await engine.client.submit(def, null);
     await stepReaches(engine, runId, 'slow', 'running');
     await engine.client.cancel(runId);
     const reason = await Promise.race([
       aborted.promise,
-      new Promise((_, reject) => setTimeout(() => reject(new Error('no abort within 10s')), 10_000)),
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error('no abort within 10s')), 10_000),
+      ),
     ]);
     expect(String(reason)).toMatch(/cancelled/);
     finish.open();
     expect(await statesOf(runId)).toEqual({ slow: 'cancelled', after: 'cancelled' });
     expect(await runRow(engine, runId)).toMatchObject({ state: 'cancelled', open_steps: 0 });
     // The late return is fenced out: the step stays cancelled, no completion event is written.
-    await eventually(async () => (await stepRows(engine, runId)).slow!.state === 'cancelled', 'cancelled');
+    await eventually(
+      async () => (await stepRows(engine, runId)).slow!.state === 'cancelled',
+      'cancelled',
+    );
     const types = (await eventRows(engine, runId)).map((e) => e.type);
     expect(types).not.toContain('step_completed');
     await expect(engine.client.cancel(runId)).rejects.toBeInstanceOf(AlreadyTerminalError);
@@ -86,7 +96,10 @@ describe('operator controls through client and worker', () => {
         'op.second': () => 2,
       },
     });
-    const def = workflow('op-pause').task('first', 'op.first').task('second', 'op.second', { dependsOn: ['first'] }).build();
+    const def = workflow('op-pause')
+      .task('first', 'op.first')
+      .task('second', 'op.second', { dependsOn: ['first'] })
+      .build();
     const { runId } = await engine.client.submit(def, null);
     await stepReaches(engine, runId, 'first', 'running');
     await engine.client.run(runId).pause();
@@ -106,7 +119,9 @@ describe('time enforcement in the worker process', () => {
     await engine.startWorker({
       handlers: {
         'dl.long': async (ctx) => {
-          ctx.signal.addEventListener('abort', () => aborted.open(ctx.signal.reason), { once: true });
+          ctx.signal.addEventListener('abort', () => aborted.open(ctx.signal.reason), {
+            once: true,
+          });
           await aborted.promise;
           return 'late';
         },
@@ -116,7 +131,10 @@ describe('time enforcement in the worker process', () => {
       scheduler: { interval: '100ms' },
       retention: false,
     });
-    const def = workflow('op-deadline').task('long', 'dl.long').task('then', 'dl.then', { dependsOn: ['long'] }).build();
+    const def = workflow('op-deadline')
+      .task('long', 'dl.long')
+      .task('then', 'dl.then', { dependsOn: ['long'] })
+      .build();
     const { runId } = await engine.client.submit(def, null, { runDeadline: '1h' });
     await stepReaches(engine, runId, 'long', 'running');
     // A controllable clock: the deadline is moved into the past instead of waited for.
@@ -125,13 +143,20 @@ describe('time enforcement in the worker process', () => {
     expect(run).toMatchObject({ state: 'failed', errorKind: 'deadline' });
     expect(String(await aborted.promise)).toMatch(/deadline/);
     const steps = await stepRows(engine, runId);
-    expect([steps.long!.state, steps.long!.error_kind, steps.then!.state]).toEqual(['discarded', 'deadline', 'discarded']);
+    expect([steps.long!.state, steps.long!.error_kind, steps.then!.state]).toEqual([
+      'discarded',
+      'deadline',
+      'discarded',
+    ]);
   });
 });
 
 describe('races', () => {
   it('a cancel racing a completion: exactly one wins, and the outcome is consistent (30 trials)', async () => {
-    const worker = await engine.startWorker({ handlers: { 'race.quick': () => 'done' }, concurrency: 4 });
+    const worker = await engine.startWorker({
+      handlers: { 'race.quick': () => 'done' },
+      concurrency: 4,
+    });
     expect(worker).toBeDefined();
     let cancelled = 0;
     let completed = 0;
@@ -156,7 +181,10 @@ describe('races', () => {
       const types = (await eventRows(engine, runId)).map((e) => e.type);
       expect(types.includes('step_completed') && types.includes('step_cancelled')).toBe(false);
       // No retry after a cancel: a cancelled run has nothing to retry.
-      if (outcome === 'cancel') await expect(engine.client.retryAll(runId)).rejects.toMatchObject({ code: 'NO_EXHAUSTED_NODE' });
+      if (outcome === 'cancel')
+        await expect(engine.client.retryAll(runId)).rejects.toMatchObject({
+          code: 'NO_EXHAUSTED_NODE',
+        });
     }
     expect(cancelled + completed).toBe(30);
   });
@@ -187,14 +215,24 @@ describe('races', () => {
       pausedTrials++;
       // Let whatever was claimed before the pause finish, then read the history.
       await eventually(
-        async () => !(await engine.query<{ state: string }>('SELECT state FROM cyclone_steps WHERE run_id = $1', [runId])).some((r) => r.state === 'running'),
+        async () =>
+          !(
+            await engine.query<{ state: string }>(
+              'SELECT state FROM cyclone_steps WHERE run_id = $1',
+              [runId],
+            )
+          ).some((r) => r.state === 'running'),
         'the steps claimed before the pause to finish',
       );
       const events = await eventRows(engine, runId);
       const pausedAt = events.find((e) => e.type === 'run_paused')!.id;
       // No claim was recorded after the pause, and no step is claimable in the paused run.
-      expect(events.filter((e) => e.trigger === 'claim' && Number(e.id) > Number(pausedAt))).toEqual([]);
-      expect(Object.values(await statesOf(runId)).some((s) => s === 'available' || s === 'running')).toBe(false);
+      expect(
+        events.filter((e) => e.trigger === 'claim' && Number(e.id) > Number(pausedAt)),
+      ).toEqual([]);
+      expect(
+        Object.values(await statesOf(runId)).some((s) => s === 'available' || s === 'running'),
+      ).toBe(false);
       await engine.client.cancel(runId);
     }
     expect(pausedTrials).toBeGreaterThan(0);
