@@ -2,6 +2,13 @@ import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import type { CommandContext } from './commands/context.js';
 import { devCommand } from './commands/dev.js';
+import { dlqListCommand, dlqRedriveCommand } from './commands/dlq.js';
+import {
+  cancelCommand,
+  pauseCommand,
+  resumeCommand,
+  retryCommand,
+} from './commands/run-controls.js';
 import { eventsCommand } from './commands/events.js';
 import { migrateCommand } from './commands/migrate.js';
 import { runsListCommand, runsShowCommand } from './commands/runs.js';
@@ -164,6 +171,57 @@ export function createProgram(output: Output, dispatch: Dispatch): Command {
       ),
     )
     .action(action('signal', signalCommand));
+  for (const [name, fn, what] of [
+    ['cancel', cancelCommand, 'cancel a running or paused run and its open steps'],
+    ['pause', pauseCommand, 'pause a running run: nothing new starts until resume'],
+    ['resume', resumeCommand, 'resume a paused run'],
+  ] as const) {
+    withDatabase(program.command(name))
+      .description(what)
+      .argument('<run>', 'run id')
+      .option('--json', 'print JSON')
+      .addHelpText('after', examples(`cyclone ${name} 0193c1a2-...`))
+      .action(action(name, fn));
+  }
+  withDatabase(program.command('retry'))
+    .description('retry a discarded node of a run, or every one with --all')
+    .argument('<run>', 'run id')
+    .argument('[node]', 'node name or step id')
+    .option('--all', 'retry every discarded node of the run')
+    .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      examples('cyclone retry 0193c1a2-... charge', 'cyclone retry 0193c1a2-... --all'),
+    )
+    .action(action('retry', retryCommand));
+
+  const dlq = program
+    .command('dlq')
+    .description('the dead-letter queue: discarded steps')
+    .usage('<list|redrive> [options]');
+  withDatabase(dlq.command('list'))
+    .description('list discarded steps, newest first')
+    .option('--reason <kind>', 'retryable, permanent, deadline or reclaim_limit')
+    .option('--workflow <name>', 'only steps of runs of this workflow')
+    .option('--limit <n>', 'at most this many steps', '50')
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples('cyclone dlq list --reason deadline', 'cyclone dlq list --json'))
+    .action(action('dlq list', dlqListCommand));
+  withDatabase(dlq.command('redrive'))
+    .description('retry every matching discarded step')
+    .option('--reason <kind>', 'retryable, permanent, deadline or reclaim_limit')
+    .option('--workflow <name>', 'only steps of runs of this workflow')
+    .option('--before <time>', 'only steps discarded before this time (ISO 8601)')
+    .option('--limit <n>', 'at most this many steps')
+    .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      examples(
+        'cyclone dlq redrive --reason reclaim_limit',
+        'cyclone dlq redrive --workflow order --before 2026-01-01T00:00:00Z',
+      ),
+    )
+    .action(action('dlq redrive', dlqRedriveCommand));
 
   withDatabase(program.command('worker'))
     .description('run a worker process on the handlers a module exports')

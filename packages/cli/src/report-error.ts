@@ -10,6 +10,8 @@ export interface ErrorReport {
   readonly code: string;
   readonly message: string;
   readonly exitCode: ExitCode;
+  /** The rule's rejection reason of a refused operator action. */
+  readonly reason?: string;
 }
 
 const usageHint =
@@ -49,10 +51,13 @@ export function errorReport(error: unknown): ErrorReport {
     };
   }
   if (isCycloneError(error)) {
+    // A refused operator action names the rule's reason (terminal, same-state, ...).
+    const reason = error.reason === undefined ? '' : ` (reason: ${error.reason})`;
     return {
       code: error.code,
-      message: `${error.message} [${error.code}]`,
+      message: `${error.message}${reason} [${error.code}]`,
       exitCode: ExitCode.Refused,
+      ...(error.reason === undefined ? {} : { reason: error.reason }),
     };
   }
   // Unexpected: keep the stack, it is what a bug report needs.
@@ -68,7 +73,8 @@ export function reportError(
   const report = errorReport(error);
   if (where.json) {
     const message = report.message.replace(/ \[[A-Z_]+\]$/, '');
-    where.output.err(JSON.stringify({ error: { code: report.code, message } }));
+    const reason = report.reason === undefined ? {} : { reason: report.reason };
+    where.output.err(JSON.stringify({ error: { code: report.code, ...reason, message } }));
     return report.exitCode;
   }
   const prefix = where.command ? `cyclone ${where.command}` : 'cyclone';

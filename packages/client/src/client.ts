@@ -36,6 +36,7 @@ import {
   type SignalOptions,
   type SubmitOptions,
 } from './options.js';
+import { OperatorControls } from './operator-controls.js';
 import { RunWaiter } from './run-waiter.js';
 import { assertSupportedNodes } from './supported-nodes.js';
 
@@ -91,7 +92,7 @@ export interface WaitOptions {
  * await client.close();
  * ```
  */
-export class Client {
+export class Client extends OperatorControls {
   /** The store every call goes through. */
   readonly store: ClientStore;
   private readonly closeConnection: () => Promise<void>;
@@ -102,6 +103,7 @@ export class Client {
     // An idle connection that fails (a server restart, a failover) is reported on the pool; the
     // pool has already dropped it and opens a new one on demand, so there is nothing more to do
     // than not crash (connectStore's default).
+    super();
     const connection = connectStore(options, 'client options');
     this.store = connection.store;
     this.closeConnection = connection.close;

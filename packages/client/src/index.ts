@@ -16,4 +16,16 @@
 export { Client, type ClientOptions, type Submitted, type WaitOptions } from './client.js';
 export type { SubmitOptions, EnqueueOptions, RunOptions, SignalOptions } from './options.js';
 export { MaxIdempotencyKeyLength, MaxSignalIdLength } from './options.js';
-export type { RunQuery, RunPage, SignalReceipt } from '@cyclone/store-postgres';
+export { RunHandle } from './run-handle.js';
+export { ExhaustedReasons, MaxExhaustedLimit } from './operator-queries.js';
+export type {
+  RunQuery,
+  RunPage,
+  SignalReceipt,
+  ExhaustedQuery,
+  ExhaustedPage,
+  ExhaustedStep,
+  ExhaustedReason,
+  RedriveQuery,
+  RedriveResult,
+} from '@cyclone/store-postgres';

@@ -8,6 +8,11 @@
 export interface CycloneErrorOptions {
   /** The error that caused this one. */
   readonly cause?: unknown;
+  /**
+   * For a refused operator action: the rule's rejection reason (`terminal`, `invalid-entry`, ...),
+   * so an HTTP API can answer 409 with `{ code, reason, message }`.
+   */
+  readonly reason?: string;
 }
 
 /**
@@ -21,9 +26,12 @@ const CYCLONE_ERROR_BRAND = Symbol.for('@cyclone/core/error');
 export abstract class CycloneError extends Error {
   /** A stable machine-readable code, e.g. `ALREADY_TERMINAL`. */
   abstract readonly code: string;
+  /** Why a refused operator action was refused (the rule's rejection reason); absent otherwise. */
+  readonly reason?: string;
 
   constructor(message: string, options?: CycloneErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    if (options?.reason !== undefined) this.reason = options.reason;
     this.name = new.target.name;
     // Not enumerable: the brand stays out of serialised errors and structural comparisons.
     Object.defineProperty(this, CYCLONE_ERROR_BRAND, { value: true });
@@ -153,7 +161,7 @@ export class TransitionRejectedError extends CycloneError {
     readonly entity: 'run' | 'step',
     readonly from: string | null,
     readonly to: string,
-    readonly reason: string,
+    override readonly reason: string,
     options?: CycloneErrorOptions,
   ) {
     super(`${entity} transition ${from ?? '(inserted)'} -> ${to} rejected: ${reason}`, options);
@@ -201,7 +209,7 @@ export class DatabaseUnreachableError extends CycloneError {
     /** The database as the caller named it, with any password hidden. */
     readonly target: string,
     /** The driver's reason, e.g. `ECONNREFUSED` or `connection timeout`. */
-    readonly reason: string,
+    override readonly reason: string,
     options?: CycloneErrorOptions,
   ) {
     super(`cannot reach the database ${target}: ${reason}`, options);

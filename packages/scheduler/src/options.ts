@@ -27,6 +27,12 @@ export interface SchedulerOptions {
    * @defaultValue `'30s'`
    */
   readonly workerLiveness?: Duration;
+  /**
+   * Finished runs that ended longer ago than this are deleted, with their steps, events, signals
+   * and settlement markers, in bounded batches by the retention scanner. `false` keeps every run.
+   * @defaultValue `'7d'`
+   */
+  readonly retention?: Duration | false;
   /** @defaultValue `pino({ name: 'cyclone-scheduler' })` */
   readonly logger?: Logger;
   /** @defaultValue `<hostname>:<pid>:<random>` */

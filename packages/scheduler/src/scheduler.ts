@@ -6,6 +6,8 @@ import { connectStore, type MaintenanceStore } from '@cyclone/store-postgres';
 import type { SchedulerOptions } from './options.js';
 import { DueWaitsScanner } from './scanners/due-waits.js';
 import { ReclaimExpiredLeasesScanner } from './scanners/reclaim-expired-leases.js';
+import { RetentionScanner } from './scanners/retention.js';
+import { RunDeadlinesScanner } from './scanners/run-deadlines.js';
 import type { Scanner } from './scanners/scanner.js';
 import { SettlePendingScanner } from './scanners/settle-pending.js';
 import { UnservedKindsScanner } from './scanners/unserved-kinds.js';
@@ -74,7 +76,14 @@ export class Scheduler {
       new ReclaimExpiredLeasesScanner(this.store, this.intervalMs, log('reclaim-expired-leases')),
       new SettlePendingScanner(this.store, this.intervalMs, log('settle-pending')),
       new DueWaitsScanner(this.store, this.intervalMs, log('due-waits')),
+      new RunDeadlinesScanner(this.store, this.intervalMs, log('run-deadlines')),
     ];
+    if (options.retention !== false) {
+      const retentionMs = toMilliseconds(options.retention ?? '7d', 'retention');
+      scanners.push(
+        new RetentionScanner(this.store, this.intervalMs, retentionMs, log('retention')),
+      );
+    }
     const livenessMs = toMilliseconds(options.workerLiveness ?? '30s', 'workerLiveness');
     if (options.unservedKindGrace !== false) {
       const settings = {

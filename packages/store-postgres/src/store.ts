@@ -4,6 +4,11 @@ import type {
   ClaimRequest,
   ClaimedStep,
   Completion,
+  ExhaustedPage,
+  ExhaustedQuery,
+  RedriveQuery,
+  RedriveResult,
+  RetryRequest,
   CycloneStore,
   Failure,
   FailureOutcome,
@@ -37,6 +42,15 @@ import { removeWorker } from './maintenance/remove-worker.js';
 import { resignLeadership } from './maintenance/resign-leadership.js';
 import { upsertWorker } from './maintenance/upsert-worker.js';
 import { defaultMigrationsFolder } from './migrate.js';
+import { deleteFinishedRuns } from './maintenance/delete-finished-runs.js';
+import { expireRunDeadlines } from './maintenance/expire-run-deadlines.js';
+import { cancelRun } from './operator/cancel-run.js';
+import { listExhausted } from './operator/list-exhausted.js';
+import { pauseRun } from './operator/pause-run.js';
+import { redrive } from './operator/redrive.js';
+import { resumeRun } from './operator/resume-run.js';
+import { retryRun } from './operator/retry-run.js';
+import { TerminalRunStates } from './operator/terminal-run-states.js';
 import { readEvents, readLeafOutputs, readNodeOutput, readSteps } from './reads/read-steps.js';
 import { readRun, readRunPage, readRuns } from './reads/read-runs.js';
 import { settleMarkedRun } from './settlement/settle-marked-run.js';
@@ -239,6 +253,58 @@ export class PostgresStore implements CycloneStore {
   /** The outputs of a run's completed leaf nodes: its result. */
   leafOutputs(runId: string): Promise<{ node: string; output: unknown }[]> {
     return this.guard('leafOutputs', () => readLeafOutputs(this.exec, runId));
+  }
+
+  /**
+   * Cancels a running or paused run: its open steps (and the runs of its waiting child nodes) and
+   * the run, in one transaction. @throws NotFoundError, AlreadyTerminalError
+   */
+  async cancelRun(runId: string): Promise<void> {
+    await this.guard('cancelRun', () => cancelRun(this.exec, runId));
+  }
+
+  /**
+   * Retries a discarded node (or every discard) of a run, reopening what its discard cancelled.
+   * @throws NotFoundError, NoExhaustedNodeError, AlreadyTerminalError, AlreadyPausedError
+   */
+  async retryRun(
+    runId: string,
+    request: RetryRequest,
+  ): Promise<{ retried: number; reopened: number }> {
+    const done = await this.guard('retryRun', () => retryRun(this.exec, runId, request));
+    return { retried: done.retried, reopened: done.reopened };
+  }
+
+  /** Pauses a running run. @throws NotFoundError, AlreadyPausedError, AlreadyTerminalError */
+  async pauseRun(runId: string): Promise<void> {
+    await this.guard('pauseRun', () => pauseRun(this.exec, runId));
+  }
+
+  /** Resumes a paused run. @throws NotFoundError, NotPausedError */
+  async resumeRun(runId: string): Promise<void> {
+    await this.guard('resumeRun', () => resumeRun(this.exec, runId));
+  }
+
+  /** The DLQ: discarded steps newest first, by reason and workflow. @throws ValidationError for a bad cursor */
+  listExhausted(query: ExhaustedQuery = {}): Promise<ExhaustedPage> {
+    return this.guard('listExhausted', () => listExhausted(this.exec, query));
+  }
+
+  /** Retries every matching discarded step, one transaction per run. */
+  redrive(query: RedriveQuery = {}): Promise<RedriveResult> {
+    return this.guard('redrive', () => redrive(this.exec, query));
+  }
+
+  /** Fails running runs past their deadline (see `expireRunDeadlines`); returns how many. */
+  expireRunDeadlines(limit = 100): Promise<number> {
+    return this.guard('expireRunDeadlines', () => expireRunDeadlines(this.exec, limit));
+  }
+
+  /** Deletes finished runs older than the retention, in one bounded batch; returns how many. */
+  deleteFinishedRuns(retentionMs: number, limit = 500): Promise<number> {
+    return this.guard('deleteFinishedRuns', () =>
+      deleteFinishedRuns(this.exec, { retentionMs, terminalStates: TerminalRunStates, limit }),
+    );
   }
 
   /** Listens for the database's wake-ups on one connection of the pool. */

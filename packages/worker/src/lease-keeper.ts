@@ -38,6 +38,26 @@ export class LeaseKeeper {
     clearInterval(this.timer);
   }
 
+  /**
+   * Aborts at once the handlers (and drops the claimed-ahead steps) of steps an operator or a
+   * scanner ended: cancel and the run deadline push their ids, so a handler's `ctx.signal` fires
+   * now rather than at the next heartbeat. Whatever such a handler still returns is fenced out.
+   */
+  abortEnded(stepIds: readonly string[]): void {
+    const ended = new Set(stepIds);
+    for (const step of this.buffer.steps) if (ended.has(step.id)) this.buffer.drop(step);
+    for (const id of ended) {
+      const entry = this.inFlight.get(id);
+      if (!entry || entry.lost) continue;
+      entry.lost = 'lease lost';
+      entry.controller.abort(new Error('step ended: the run was cancelled or its deadline passed'));
+      this.logger.info(
+        { stepId: id, runId: entry.step.runId },
+        'step ended by an operator or a deadline; aborting handler',
+      );
+    }
+  }
+
   private async beat(): Promise<void> {
     const entries = this.inFlight.all().filter((e) => !e.lost);
     const waiting = [...this.buffer.steps];

@@ -79,6 +79,19 @@ export interface WorkerOptions {
   readonly handleSignals?: boolean | { readonly timeout?: Duration };
   /** A pino logger; the worker logs through a child of it. @defaultValue `pino({ name: 'cyclone-worker' })` */
   readonly logger?: Logger;
+  /**
+   * Runs the scheduler's scanners (recovery sweep, run deadlines, retention, ...) in this process,
+   * with leader election as usual: for single-process deployments and `cyclone dev`. Pass
+   * `{ interval }` to set how often they run.
+   * @defaultValue false
+   */
+  readonly scheduler?: boolean | { readonly interval?: Duration };
+  /**
+   * With `scheduler`, how long finished runs are kept before the retention scanner deletes them;
+   * `false` keeps all.
+   * @defaultValue `'7d'`
+   */
+  readonly retention?: Duration | false;
   /** This worker's id in claims, events and logs. @defaultValue `<hostname>:<pid>:<random>` */
   readonly id?: string;
   /** Random source of the backoff jitter (tests pass a seeded one). @defaultValue `Math.random` */

@@ -68,10 +68,15 @@ export class Producer implements LeaseBuffer {
     return this.buffered;
   }
 
-  /** Starts listening for notifications. Resolves once the subscription is in place. */
-  async listen(): Promise<void> {
+  /**
+   * Starts listening for notifications. Resolves once the subscription is in place.
+   *
+   * @param onStepsCancelled - called with the ids of running steps an operator or a scanner ended
+   */
+  async listen(onStepsCancelled?: (stepIds: readonly string[]) => void): Promise<void> {
     const kinds = new Set(this.options.kinds);
     this.subscription = await this.store.subscribe({
+      ...(onStepsCancelled ? { stepsCancelled: onStepsCancelled } : {}),
       stepsAvailable: (kind) => {
         if (kinds.has(kind)) this.signalWork();
       },

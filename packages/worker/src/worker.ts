@@ -2,6 +2,8 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 import { CycloneError, toMilliseconds } from '@cyclone/core';
+import type { Scheduler } from '@cyclone/scheduler';
+import { embeddedScheduler } from './embedded-scheduler.js';
 import { connectStore, type StoreNotifications, type WorkerStore } from '@cyclone/store-postgres';
 import { WorkerStartError } from './errors.js';
 import { Executor } from './executor.js';
@@ -69,6 +71,7 @@ export class Worker {
   private forceNow: (() => void) | undefined;
   private forced = false;
   private uninstallSignals: (() => void) | undefined;
+  private readonly scheduler: Scheduler | undefined;
 
   constructor(options: WorkerOptions) {
     this.config = resolveWorkerConfig(options);
@@ -92,6 +95,7 @@ export class Worker {
     );
     this.store = connection.store;
     this.closeConnection = connection.close;
+    this.scheduler = embeddedScheduler(options, this.logger);
     this.recorder = new Recorder(this.store, config, this.logger);
     this.executor = new Executor({
       handlers: config.handlers,
@@ -152,7 +156,7 @@ export class Worker {
       // The store's own typed error says it best; a raw database or socket error gets wrapped.
       throw error instanceof CycloneError ? error : new WorkerStartError(this.id, { cause: error });
     }
-    await this.producer.listen();
+    await this.producer.listen((stepIds) => this.leaseKeeper.abortEnded(stepIds));
     await this.store.registerWorker(this.id, this.config.kinds);
     this.registrationTimer = setInterval(() => {
       this.store.registerWorker(this.id, this.config.kinds).catch((error: unknown) => {
@@ -176,6 +180,7 @@ export class Worker {
       'worker started',
     );
     this.producer.start();
+    await this.scheduler?.start();
   }
 
   /**
@@ -192,6 +197,7 @@ export class Worker {
   private async shutdown(timeoutMs: number): Promise<void> {
     const wasRunning = this.state === 'running';
     this.state = 'stopping';
+    await this.scheduler?.stop();
     await this.producer.stop();
     if (wasRunning && !(await this.handlersFinish(timeoutMs))) await this.abortInFlight();
     this.leaseKeeper.stop();

@@ -3,7 +3,6 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { Client } from '@cyclone/client';
 import { migrate } from '@cyclone/store-postgres';
-import { Scheduler } from '@cyclone/scheduler';
 import { Worker } from '@cyclone/worker';
 import { databaseUrlFrom } from '../database-url.js';
 import { reachingDatabase } from '../database.js';
@@ -60,15 +59,15 @@ async function runEngine(ctx: CommandContext, url: string, stop: AbortSignal): P
     concurrency: 4,
     pollInterval: '250ms',
     logger,
+    // The scheduler's scanners run in the worker's process: one process is the whole engine.
+    scheduler: true,
     ...schema,
   });
-  const scheduler = new Scheduler({ pool, workflows: [sampleWorkflow], logger, ...schema });
   const client = new Client({ pool, ...schema });
   try {
     const { applied } = await migrate({ pool, ...schema });
     output.err(applied === 0 ? 'schema up to date' : `applied ${applied} migration(s)`);
     await worker.start();
-    await scheduler.start();
     output.err(`worker ${worker.id} and scheduler started`);
 
     const { runId } = await client.submit(sampleWorkflow, {
@@ -111,7 +110,6 @@ async function runEngine(ctx: CommandContext, url: string, stop: AbortSignal): P
         if (!stop.aborted) throw error;
       });
     await quietly(worker.stop({ timeout: '5s' }));
-    await quietly(scheduler.stop());
     await quietly(client.close());
     await quietly(pool.end());
   }

@@ -50,4 +50,14 @@ export interface MaintenanceStore extends SchemaCheck {
    * event), at most `limit` of each, each wait settled in one transaction with its run's lock.
    */
   fireDueWaits(limit?: number): Promise<DueWaitsResult>;
+  /**
+   * The run-deadline sweep: fails up to `limit` running runs past their deadline, discarding their
+   * open, unpaused steps with error kind `deadline`. Returns how many runs it failed.
+   */
+  expireRunDeadlines(limit?: number): Promise<number>;
+  /**
+   * Retention: deletes up to `limit` finished runs that ended longer ago than `retentionMs`, with
+   * their steps, events, signals and settlement markers. Returns how many runs it deleted.
+   */
+  deleteFinishedRuns(retentionMs: number, limit?: number): Promise<number>;
 }

@@ -4,6 +4,11 @@ export interface StoreListener {
   readonly stepsAvailable?: (kind: string) => void;
   /** These runs reached a terminal state. */
   readonly runsEnded?: (runIds: readonly string[]) => void;
+  /**
+   * These running steps were ended by an operator or a scanner (cancel, run deadline): a worker
+   * holding one aborts its handler now rather than at its next heartbeat.
+   */
+  readonly stepsCancelled?: (stepIds: readonly string[]) => void;
   /** The listening connection was lost and is back: notifications in between may be lost, so poll once. */
   readonly reconnected?: () => void;
   /** The listening connection failed; it reconnects with backoff by itself. */

@@ -8,12 +8,14 @@ export async function subscribe(pool: pg.Pool, listener: StoreListener): Promise
   const channels: string[] = [];
   if (listener.stepsAvailable) channels.push(Channels.stepsAvailable);
   if (listener.runsEnded) channels.push(Channels.runsEnded);
+  if (listener.stepsCancelled) channels.push(Channels.stepsCancelled);
   const notifier = new Notifier({
     pool,
     channels,
     onNotification: (channel, payload) => {
       if (channel === Channels.stepsAvailable) listener.stepsAvailable?.(payload);
       else if (channel === Channels.runsEnded) listener.runsEnded?.(payload.split(','));
+      else if (channel === Channels.stepsCancelled) listener.stepsCancelled?.(payload.split(','));
     },
     ...(listener.reconnected ? { onReconnect: listener.reconnected } : {}),
     ...(listener.error ? { onError: listener.error } : {}),

@@ -1,0 +1,55 @@
+import {
+  NotFoundError,
+  RunState,
+  RunTrigger,
+  StepState,
+  StepTrigger,
+  runChange,
+  stepChange,
+} from '@cyclone/core';
+import type { Executor } from '../db/executor.js';
+import { lockRun } from '../settlement/lock-run.js';
+import { moveRun } from './move-run.js';
+import { pauseSteps } from './pause-steps.js';
+import { assertRunMove } from './refusal.js';
+import { TerminalStepStates } from './terminal-step-states.js';
+
+const pauseStep = stepChange(StepTrigger.Pause, StepState.Paused);
+const pauseRunChange = runChange(RunTrigger.Pause, RunState.Paused);
+
+/**
+ * Pauses a running run in one transaction that takes its lock first: available, waiting and
+ * waiting-child steps to `paused`, the run to `paused` with `paused_at` stamped. A step running
+ * at the pause goes on; whatever it does next lands in `paused` (or ends the run). A claim that
+ * commits after the pause finds no available step.
+ *
+ * @throws NotFoundError for an unknown run; AlreadyPausedError (reason `same-state`) for a paused
+ *   one; AlreadyTerminalError (reason `terminal`) for a terminal one; nothing changes
+ */
+export function pauseRun(db: Executor, runId: string): Promise<{ steps: number }> {
+  return db.transaction(async (tx) => {
+    const run = await lockRun(tx, { runId });
+    if (!run) throw new NotFoundError('run', runId);
+    assertRunMove(runId, run.state, pauseRunChange.to, pauseRunChange.trigger);
+    const paused = await pauseSteps(tx, {
+      runId,
+      toState: pauseStep.to,
+      fromStates: pauseStep.from,
+      trigger: pauseStep.trigger,
+    });
+    await moveRun(tx, {
+      runId,
+      toState: pauseRunChange.to,
+      fromStates: pauseRunChange.from,
+      trigger: pauseRunChange.trigger,
+      eventType: 'run_paused',
+      terminal: false,
+      pausing: true,
+      clearError: false,
+      errorKind: null,
+      error: null,
+      terminalStepStates: TerminalStepStates,
+    });
+    return { steps: paused.length };
+  });
+}

@@ -1,0 +1,85 @@
+import {
+  NodeType,
+  NotFoundError,
+  RunState,
+  RunTrigger,
+  STEP_TRANSITIONS,
+  StepState,
+  StepTrigger,
+  runChange,
+  stepChange,
+  type NodeType as NodeTypeValue,
+} from '@cyclone/core';
+import type { Executor } from '../db/executor.js';
+import { singleFrom } from '../db/single-from.js';
+import { lockRun } from '../settlement/lock-run.js';
+import { moveRun } from './move-run.js';
+import { promoteReady } from './promote-ready.js';
+import { assertRunMove } from './refusal.js';
+import { resumeSteps } from './resume-steps.js';
+import { TerminalStepStates } from './terminal-step-states.js';
+
+const resumeRunChange = runChange(RunTrigger.Resume, RunState.Running);
+const toAvailable = stepChange(StepTrigger.Resume, StepState.Available);
+const toSignal = stepChange(StepTrigger.Resume, StepState.WaitingSignal);
+const toTimer = stepChange(StepTrigger.Resume, StepState.WaitingTimer);
+const toChild = stepChange(StepTrigger.Resume, StepState.WaitingChild);
+const promote = stepChange(StepTrigger.Promote, StepState.Available, NodeType.Task);
+
+/** The node types the table's resume row into `to` applies to. */
+function resumedTypes(to: StepState): readonly NodeTypeValue[] {
+  const row = STEP_TRANSITIONS.find((r) => r.trigger === StepTrigger.Resume && r.to === to);
+  return row?.nodeTypes ?? [];
+}
+
+/**
+ * Resumes a paused run in one transaction that takes its lock first: the run to `running`
+ * (`paused_at` cleared), each paused step back to the state it was paused from with its waits and
+ * timers moved forward by the pause's length, then the pending tasks the pause held back (their
+ * dependencies completed during it) promoted.
+ *
+ * @throws NotFoundError for an unknown run; NotPausedError for a run that is not paused (reason
+ *   `terminal` for a terminal run, `invalid-entry` for a running one); nothing changes
+ */
+export function resumeRun(db: Executor, runId: string): Promise<{ steps: number }> {
+  return db.transaction(async (tx) => {
+    const run = await lockRun(tx, { runId });
+    if (!run) throw new NotFoundError('run', runId);
+    assertRunMove(runId, run.state, resumeRunChange.to, resumeRunChange.trigger);
+    const [moved] = await moveRun(tx, {
+      runId,
+      toState: resumeRunChange.to,
+      fromStates: resumeRunChange.from,
+      trigger: resumeRunChange.trigger,
+      eventType: 'run_resumed',
+      terminal: false,
+      pausing: false,
+      clearError: false,
+      errorKind: null,
+      error: null,
+      terminalStepStates: TerminalStepStates,
+    });
+    const resumed = await resumeSteps(tx, {
+      runId,
+      pausedMs: Math.max(0, Number(moved?.paused_ms ?? 0)),
+      fromStates: toAvailable.from,
+      trigger: toAvailable.trigger,
+      toAvailable: toAvailable.to,
+      toSignal: toSignal.to,
+      signalTypes: resumedTypes(StepState.WaitingSignal),
+      toTimer: toTimer.to,
+      timerTypes: resumedTypes(StepState.WaitingTimer),
+      toChild: toChild.to,
+      childTypes: resumedTypes(StepState.WaitingChild),
+    });
+    const promoted = await promoteReady(tx, {
+      runId,
+      toState: promote.to,
+      fromStates: promote.from,
+      eventFrom: singleFrom(promote),
+      trigger: promote.trigger,
+      taskType: NodeType.Task,
+    });
+    return { steps: resumed.length + promoted.length };
+  });
+}

@@ -1,0 +1,183 @@
+import {
+  AlreadyPausedError,
+  AlreadyTerminalError,
+  NodeType,
+  NoExhaustedNodeError,
+  NotFoundError,
+  RetryAdditionalAttempts,
+  RunState,
+  RunTrigger,
+  StepState,
+  StepTrigger,
+  proposeRun,
+  proposeStep,
+  runChange,
+  stepChange,
+} from '@cyclone/core';
+import type { Executor } from '../db/executor.js';
+import { singleFrom } from '../db/single-from.js';
+import { loadRunNodes, type RunNodeRow } from '../settlement/load-run-nodes.js';
+import { lockRun } from '../settlement/lock-run.js';
+import { findCancelCauses } from './find-cancel-causes.js';
+import { moveRun } from './move-run.js';
+import { planRetry } from './plan-retry.js';
+import { promoteReady } from './promote-ready.js';
+import { recountOpenSteps } from './recount-open-steps.js';
+import { reopenSteps } from './reopen-steps.js';
+import { retrySteps } from './retry-steps.js';
+import { TerminalStepStates } from './terminal-step-states.js';
+
+const retryTask = stepChange(StepTrigger.OperatorRetry, StepState.Available);
+const reopen = stepChange(StepTrigger.OperatorRetryReopen, StepState.Pending, NodeType.Task);
+const reopenAny = stepChange(StepTrigger.OperatorRetryReopen, StepState.Pending);
+const retryRunChange = runChange(RunTrigger.OperatorRetry, RunState.Running);
+const promote = stepChange(StepTrigger.Promote, StepState.Available, NodeType.Task);
+/** The node types whose discarded steps go straight back to `available`: those a worker runs. */
+const RetriedTypes: readonly string[] = [NodeType.Task, NodeType.Item];
+
+/** What a retry names: one node (by name or step id), every discard of the run, or step ids. */
+export type RetryTarget =
+  { readonly node: string } | { readonly all: true } | { readonly stepIds: readonly string[] };
+
+/** What {@link retryRun} did. */
+export interface RetriedRun {
+  /** Steps moved `discarded -> available`. */
+  readonly retried: number;
+  /** Steps moved `cancelled -> pending`. */
+  readonly reopened: number;
+  /** The run's state before the retry. */
+  readonly from: RunState;
+}
+
+/**
+ * Retries discarded steps of a run in one transaction that takes the run's lock first: each to
+ * `available` (attempts kept, max attempts raised, reclaims reset, errors cleared), the steps a
+ * fail-fast or branch cancellation cancelled because of them back to `pending` (and on to
+ * `available` when their dependencies are complete), and a failed run back to `running` with its
+ * open steps recounted.
+ *
+ * @throws NotFoundError for an unknown run or node; NoExhaustedNodeError (with the rule's reason)
+ *   for a node that is not discarded, a run with no discard, or a cancelled run;
+ *   AlreadyTerminalError for a completed run; AlreadyPausedError for a paused run (resume first).
+ *   Nothing changes when it throws.
+ */
+export function retryRun(db: Executor, runId: string, target: RetryTarget): Promise<RetriedRun> {
+  return db.transaction(async (tx) => {
+    const run = await lockRun(tx, { runId });
+    if (!run) throw new NotFoundError('run', runId);
+    const nodes = await loadRunNodes(tx, { runId });
+    const requested = requestedNodes(runId, nodes, target);
+    assertRunRetryable(runId, run.state, 'node' in target ? target.node : undefined);
+
+    const causes = new Map<string, string | null>();
+    const nameOf = new Map(nodes.map((n) => [n.id, n.node]));
+    for (const c of await findCancelCauses(tx, { runId, cancelledState: StepState.Cancelled })) {
+      const name = nameOf.get(c.step_id);
+      if (name !== undefined) causes.set(name, c.trigger);
+    }
+    const plan = planRetry(nodes, causes, requested);
+    const byName = new Map(nodes.map((n) => [n.node, n]));
+    const ids = (names: readonly string[]) => names.map((n) => byName.get(n)!.id);
+
+    const retried = await retrySteps(tx, {
+      runId,
+      stepIds: ids(plan.retry),
+      toState: retryTask.to,
+      fromStates: retryTask.from,
+      eventFrom: singleFrom(retryTask),
+      trigger: retryTask.trigger,
+      nodeTypes: RetriedTypes,
+      additionalAttempts: RetryAdditionalAttempts,
+    });
+    const reopened = await reopenSteps(tx, {
+      runId,
+      stepIds: ids(plan.reopen),
+      toState: reopenAny.to,
+      fromStates: reopenAny.from,
+      eventFrom: singleFrom(reopen),
+      trigger: reopenAny.trigger,
+      completedState: StepState.Completed,
+    });
+    if (run.state === RunState.Failed) {
+      await moveRun(tx, {
+        runId,
+        toState: retryRunChange.to,
+        fromStates: retryRunChange.from,
+        trigger: retryRunChange.trigger,
+        eventType: 'run_retried',
+        terminal: false,
+        pausing: false,
+        clearError: true,
+        errorKind: null,
+        error: null,
+        terminalStepStates: TerminalStepStates,
+      });
+    } else {
+      await recountOpenSteps(tx, { runId, terminalStepStates: TerminalStepStates });
+    }
+    await promoteReady(tx, {
+      runId,
+      toState: promote.to,
+      fromStates: promote.from,
+      eventFrom: singleFrom(promote),
+      trigger: promote.trigger,
+      taskType: NodeType.Task,
+    });
+    return { retried: retried.length, reopened: reopened.length, from: run.state };
+  });
+}
+
+/** The discarded node names the target names, or the operator error for a target that names none. */
+function requestedNodes(
+  runId: string,
+  nodes: readonly RunNodeRow[],
+  target: RetryTarget,
+): Set<string> {
+  if ('node' in target) {
+    const node = nodes.find((n) => n.node === target.node || n.id === target.node);
+    if (!node) throw new NotFoundError('node', target.node);
+    assertStepRetryable(runId, node, target.node);
+    return new Set([node.node]);
+  }
+  const wanted = 'stepIds' in target ? new Set(target.stepIds) : undefined;
+  const chosen = nodes.filter(
+    (n) =>
+      n.state === StepState.Exhausted &&
+      RetriedTypes.includes(n.node_type) &&
+      (wanted === undefined || wanted.has(n.id)),
+  );
+  if (chosen.length === 0) {
+    throw new NoExhaustedNodeError(runId, undefined, { reason: 'invalid-entry' });
+  }
+  return new Set(chosen.map((n) => n.node));
+}
+
+/** A node is retried by the table's `discarded -> available` row for its type, or refused. */
+function assertStepRetryable(runId: string, node: RunNodeRow, named: string): void {
+  const proposal = proposeStep(
+    node.state,
+    retryTask.to,
+    retryTask.trigger,
+    node.node_type as NodeType,
+  );
+  if (proposal.accepted) return;
+  throw new NoExhaustedNodeError(runId, named, {
+    reason: proposal.reason,
+    cause: new Error(proposal.message),
+  });
+}
+
+/**
+ * A failed run is reopened by the table's `failed -> running` row; a running run (its discard
+ * was contained) keeps running. A cancelled run has no exhausted node to retry; a completed one is
+ * terminal; a paused one must be resumed first, so nothing becomes claimable in a pause.
+ */
+function assertRunRetryable(runId: string, state: RunState, node: string | undefined): void {
+  if (state === RunState.Running) return;
+  const proposal = proposeRun(state, retryRunChange.to, retryRunChange.trigger);
+  if (proposal.accepted) return;
+  const options = { reason: proposal.reason, cause: new Error(proposal.message) };
+  if (state === RunState.Cancelled) throw new NoExhaustedNodeError(runId, node, options);
+  if (state === RunState.Paused) throw new AlreadyPausedError(runId, options);
+  throw new AlreadyTerminalError(runId, state, options);
+}

@@ -1,0 +1,22 @@
+import type { Logger } from 'pino';
+import { Scheduler } from '@cyclone/scheduler';
+import type { WorkerOptions } from './options.js';
+
+/**
+ * The scheduler a worker runs in its own process with `scheduler: true` (single-process
+ * deployments, `cyclone dev`): the same scanners and leader election as a standalone scheduler,
+ * on its own small pool, so several such workers still have one leader between them.
+ */
+export function embeddedScheduler(options: WorkerOptions, logger: Logger): Scheduler | undefined {
+  if (!options.scheduler) return undefined;
+  const settings = options.scheduler === true ? {} : options.scheduler;
+  return new Scheduler({
+    ...(options.pool ? { pool: options.pool } : {}),
+    ...(options.connectionString ? { connectionString: options.connectionString } : {}),
+    ...(options.schema ? { schema: options.schema } : {}),
+    ...(options.workflows ? { workflows: options.workflows } : {}),
+    ...(settings.interval === undefined ? {} : { interval: settings.interval }),
+    ...(options.retention === undefined ? {} : { retention: options.retention }),
+    logger: logger.child({ component: 'scheduler' }),
+  });
+}
