@@ -9,19 +9,22 @@ import type { WorkerStore } from './worker-store.js';
 import type { RunCommands, RunReads } from './run-store.js';
 import type { MaintenanceStore } from './maintenance-store.js';
 import type { StoreNotifications } from './notifications.js';
+import type { ScheduleCommands } from './schedule-store.js';
 
 export type * from './worker-store.js';
 export type * from './run-store.js';
 export type * from './maintenance-store.js';
 export type * from './notifications.js';
 export type * from './schema-check.js';
+export type * from './schedule-store.js';
 
 /** What `@cyclone/client` uses. */
-export type ClientStore = RunCommands & RunReads & StoreNotifications;
+export type ClientStore = RunCommands & RunReads & ScheduleCommands & StoreNotifications;
 
 /** Everything a Cyclone store does. */
 export type CycloneStore = WorkerStore &
   RunCommands &
   RunReads &
   MaintenanceStore &
+  ScheduleCommands &
   StoreNotifications;
