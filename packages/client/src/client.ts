@@ -20,10 +20,13 @@ import {
   isUuid,
   runOfDefinition,
   runOfJob,
+  type BackfillResult,
   type ClientStore,
   type NewRun,
   type RunPage,
   type RunQuery,
+  type ScheduleFire,
+  type ScheduleStatus,
 } from '@cyclone/store-postgres';
 import {
   parseEnqueueOptions,
@@ -34,6 +37,12 @@ import {
   type SubmitOptions,
 } from './options.js';
 import { RunWaiter } from './run-waiter.js';
+import type {
+  BackfillRange,
+  ListScheduleFiresOptions,
+  ScheduleOptions,
+} from './schedule-options.js';
+import { ScheduleApi } from './schedules.js';
 import { assertSupportedNodes } from './supported-nodes.js';
 
 /** How a {@link Client} reaches Postgres: its own pool from a URL, or a pool the application owns. */
@@ -94,6 +103,7 @@ export class Client {
   private readonly closeConnection: () => Promise<void>;
   private readonly maxInputBytes: number;
   private readonly waiter: RunWaiter;
+  private readonly schedules: ScheduleApi;
 
   constructor(options: ClientOptions) {
     // An idle connection that fails (a server restart, a failover) is reported on the pool; the
@@ -103,6 +113,7 @@ export class Client {
     this.store = connection.store;
     this.closeConnection = connection.close;
     this.maxInputBytes = options.maxInputBytes ?? InputBytes;
+    this.schedules = new ScheduleApi(this.store, this.maxInputBytes);
     this.waiter = new RunWaiter(
       this.store,
       toMilliseconds(options.waitPollInterval ?? '1s', 'waitPollInterval'),
@@ -322,6 +333,65 @@ export class Client {
       throw new NotFoundError('node', `${node} of run ${runId} (no output: state ${step.state})`);
     }
     return step.output;
+  }
+
+  /**
+   * Creates or replaces a cron schedule by id and returns it. `workflow` is a built definition
+   * (stored by hash, as submit stores it) or the name of one registered elsewhere; `kind` is a
+   * standalone job kind. The first tick is the first after the database's clock.
+   *
+   * @throws ValidationError naming the field (a cron of the wrong shape, an unknown time zone, both
+   *   or neither of `workflow` and `kind`), with nothing written
+   */
+  schedule(options: ScheduleOptions): Promise<ScheduleStatus> {
+    return this.schedules.schedule(options);
+  }
+
+  /** Disables a schedule (`enabled = false`). @throws NotFoundError for an unknown id */
+  pauseSchedule(id: string): Promise<ScheduleStatus> {
+    return this.schedules.pause(id);
+  }
+
+  /**
+   * Enables a schedule. It resumes at its first tick after now: ticks that passed while it was
+   * paused do not fire (use {@link Client.backfill} to run them). @throws NotFoundError
+   */
+  resumeSchedule(id: string): Promise<ScheduleStatus> {
+    return this.schedules.resume(id);
+  }
+
+  /**
+   * Disables a schedule: the same UPDATE as {@link Client.pauseSchedule}.
+   *
+   * @deprecated Use {@link Client.pauseSchedule}; `unschedule` only pauses.
+   */
+  unschedule(id: string): Promise<ScheduleStatus> {
+    return this.schedules.pause(id);
+  }
+
+  /** One schedule. @throws NotFoundError for an unknown id */
+  getSchedule(id: string): Promise<ScheduleStatus> {
+    return this.schedules.get(id);
+  }
+
+  /** Every schedule, by id. */
+  listSchedules(): Promise<ScheduleStatus[]> {
+    return this.schedules.list();
+  }
+
+  /** A schedule's fires, newest tick first. @throws NotFoundError for an unknown id */
+  listScheduleFires(id: string, options?: ListScheduleFiresOptions): Promise<ScheduleFire[]> {
+    return this.schedules.fires(id, options);
+  }
+
+  /**
+   * Starts one run for every tick in the past range `[from, to)` that has none (never fired, or
+   * skipped or failed), each at most once, in one transaction; running it again creates nothing.
+   *
+   * @throws NotFoundError for an unknown id; ValidationError for a range reaching into the future
+   */
+  backfill(id: string, range: BackfillRange): Promise<BackfillResult> {
+    return this.schedules.backfill(id, range);
   }
 
   /** Closes the client's connections (a pool it was given stays open). */

@@ -16,4 +16,17 @@
 export { Client, type ClientOptions, type Submitted, type WaitOptions } from './client.js';
 export type { SubmitOptions, EnqueueOptions, RunOptions } from './options.js';
 export { MaxIdempotencyKeyLength } from './options.js';
-export type { RunQuery, RunPage } from '@cyclone/store-postgres';
+export type {
+  RunQuery,
+  RunPage,
+  ScheduleStatus,
+  ScheduleFire,
+  FireOutcome,
+  BackfillResult,
+} from '@cyclone/store-postgres';
+export {
+  MaxScheduleIdLength,
+  type ScheduleOptions,
+  type ListScheduleFiresOptions,
+  type BackfillRange,
+} from './schedule-options.js';

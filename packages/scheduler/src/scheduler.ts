@@ -6,6 +6,7 @@ import { connectStore, type MaintenanceStore } from '@cyclone/store-postgres';
 import type { SchedulerOptions } from './options.js';
 import { ReclaimExpiredLeasesScanner } from './scanners/reclaim-expired-leases.js';
 import type { Scanner } from './scanners/scanner.js';
+import { SchedulesScanner } from './scanners/schedules.js';
 import { SettlePendingScanner } from './scanners/settle-pending.js';
 import { UnservedKindsScanner } from './scanners/unserved-kinds.js';
 
@@ -17,7 +18,8 @@ const LEADER_LEASE = 'scheduler';
 /**
  * Runs Cyclone's time-driven scanners (see `scanners/`): the recovery sweep that reclaims expired
  * leases, the sweep that fails steps whose kind no live worker handles, and the one that settles
- * runs left in the settlement outbox (more arrive with timers, waits, deadlines and cron). Run one
+ * runs left in the settlement outbox, and the one that fires cron schedules (more arrive with
+ * timers, waits and deadlines). Run one
  * or more replicas: they elect one leader through a lease in the database, and only the leader
  * scans.
  *
@@ -71,6 +73,13 @@ export class Scheduler {
     const scanners: Scanner[] = [
       new ReclaimExpiredLeasesScanner(this.store, this.intervalMs, log('reclaim-expired-leases')),
       new SettlePendingScanner(this.store, this.intervalMs, log('settle-pending')),
+      new SchedulesScanner(
+        this.store,
+        this.intervalMs,
+        options.workflows ?? [],
+        log('schedules'),
+        options.scheduleClock,
+      ),
     ];
     const livenessMs = toMilliseconds(options.workerLiveness ?? '30s', 'workerLiveness');
     if (options.unservedKindGrace !== false) {
