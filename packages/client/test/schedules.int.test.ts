@@ -26,9 +26,10 @@ const count = async (table: string) =>
 const dbNow = async () => (await pool.query<{ now: Date }>('SELECT now() AS now')).rows[0]!.now;
 
 async function refused(options: unknown): Promise<ValidationError> {
-  const error = await client
-    .schedule(options as Parameters<Client['schedule']>[0])
-    .then(() => undefined, (e: unknown) => e);
+  const error = await client.schedule(options as Parameters<Client['schedule']>[0]).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ValidationError);
   return error as ValidationError;
 }
@@ -44,12 +45,15 @@ describe('client.schedule validation', () => {
     ['neither workflow nor kind', { kind: undefined }, 'workflow', /got neither/],
     ['an id with U+0000', { id: 'a\u0000b' }, 'id', /U\+0000/],
     ['an unknown overlap policy', { overlap: 'queue' }, 'overlap', /skip/],
-  ])('refuses %s with a ValidationError naming the field, writing nothing', async (_, patch, path, message) => {
-    const error = await refused({ ...base, ...patch });
-    expect(error.issues[0]).toMatchObject({ path, message: expect.stringMatching(message) });
-    expect(await count('cyclone_schedules')).toBe(0);
-    expect(await count('cyclone_workflows')).toBe(0);
-  });
+  ])(
+    'refuses %s with a ValidationError naming the field, writing nothing',
+    async (_, patch, path, message) => {
+      const error = await refused({ ...base, ...patch });
+      expect(error.issues[0]).toMatchObject({ path, message: expect.stringMatching(message) });
+      expect(await count('cyclone_schedules')).toBe(0);
+      expect(await count('cyclone_workflows')).toBe(0);
+    },
+  );
 });
 
 describe('client.schedule', () => {
@@ -147,7 +151,10 @@ describe('backfill', () => {
   it('refuses a range that reaches into the future, or runs backwards, writing nothing', async () => {
     await client.schedule({ id: 'bf-future', cron: '* * * * *', kind: 'bff.job' });
     const now = await dbNow();
-    const future = client.backfill('bf-future', { from: now, to: new Date(now.getTime() + 3_600_000) });
+    const future = client.backfill('bf-future', {
+      from: now,
+      to: new Date(now.getTime() + 3_600_000),
+    });
     await expect(future).rejects.toBeInstanceOf(ValidationError);
     const backwards = client.backfill('bf-future', { from: now, to: new Date(0) });
     await expect(backwards).rejects.toBeInstanceOf(ValidationError);

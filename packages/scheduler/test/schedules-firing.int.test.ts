@@ -103,7 +103,12 @@ describe('what a schedule submits', () => {
       workflow: nightly,
       input: { full: true },
     });
-    expect(s).toMatchObject({ workflow: 'nightly', kind: null, overlap: 'skip', catchUp: 'latest' });
+    expect(s).toMatchObject({
+      workflow: 'nightly',
+      kind: null,
+      overlap: 'skip',
+      catchUp: 'latest',
+    });
     const start = new Date('2026-05-04T02:00:00Z');
     await f.startAt('nightly', start);
     f.clock.now = new Date('2026-05-04T03:00:05Z');
