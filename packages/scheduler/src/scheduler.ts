@@ -73,13 +73,6 @@ export class Scheduler {
     const scanners: Scanner[] = [
       new ReclaimExpiredLeasesScanner(this.store, this.intervalMs, log('reclaim-expired-leases')),
       new SettlePendingScanner(this.store, this.intervalMs, log('settle-pending')),
-      new SchedulesScanner(
-        this.store,
-        this.intervalMs,
-        options.workflows ?? [],
-        log('schedules'),
-        options.scheduleClock,
-      ),
     ];
     const livenessMs = toMilliseconds(options.workerLiveness ?? '30s', 'workerLiveness');
     if (options.unservedKindGrace !== false) {
@@ -92,6 +85,15 @@ export class Scheduler {
         new UnservedKindsScanner(this.store, this.intervalMs, settings, log('unserved-kinds')),
       );
     }
+    scanners.push(
+      new SchedulesScanner(
+        this.store,
+        this.intervalMs,
+        options.workflows ?? [],
+        log('schedules'),
+        options.scheduleClock,
+      ),
+    );
     return scanners;
   }
 

@@ -119,12 +119,13 @@ describe('the unserved-kind sweep', () => {
 });
 
 describe('the scanners', () => {
-  it('are the recovery sweep, the settlement outbox and the unserved-kind sweep, each with its interval', () => {
+  it('are the recovery sweep, the settlement outbox, the unserved-kind sweep and the schedules, each with its interval', () => {
     const s = scheduler({ interval: '2s' });
     expect(s.scanners.map((x) => [x.name, x.interval])).toEqual([
       ['reclaim-expired-leases', 2000],
       ['settle-pending', 2000],
       ['unserved-kinds', 2000],
+      ['schedules', 2000],
     ]);
     expect(scheduler({ unservedKindGrace: false }).scanners.map((x) => x.name)).not.toContain(
       'unserved-kinds',
