@@ -336,12 +336,9 @@ export class Client {
   }
 
   /**
-   * Creates or replaces a cron schedule by id and returns it. `workflow` is a built definition
-   * (stored by hash, as submit stores it) or the name of one registered elsewhere; `kind` is a
-   * standalone job kind. The first tick is the first after the database's clock.
-   *
-   * @throws ValidationError naming the field (a cron of the wrong shape, an unknown time zone, both
-   *   or neither of `workflow` and `kind`), with nothing written
+   * Creates or replaces a cron schedule by id and returns it (see {@link ScheduleOptions}).
+   * @throws ValidationError naming the field (a cron of the wrong shape, an unknown time zone,
+   *   both or neither of `workflow` and `kind`), with nothing written
    */
   schedule(options: ScheduleOptions): Promise<ScheduleStatus> {
     return this.schedules.schedule(options);
@@ -352,19 +349,12 @@ export class Client {
     return this.schedules.pause(id);
   }
 
-  /**
-   * Enables a schedule. It resumes at its first tick after now: ticks that passed while it was
-   * paused do not fire (use {@link Client.backfill} to run them). @throws NotFoundError
-   */
+  /** Enables a schedule at its next tick: ticks passed while paused do not fire. @throws NotFoundError */
   resumeSchedule(id: string): Promise<ScheduleStatus> {
     return this.schedules.resume(id);
   }
 
-  /**
-   * Disables a schedule: the same UPDATE as {@link Client.pauseSchedule}.
-   *
-   * @deprecated Use {@link Client.pauseSchedule}; `unschedule` only pauses.
-   */
+  /** The same UPDATE as {@link Client.pauseSchedule}. @deprecated Use `pauseSchedule`. */
   unschedule(id: string): Promise<ScheduleStatus> {
     return this.schedules.pause(id);
   }
@@ -385,9 +375,7 @@ export class Client {
   }
 
   /**
-   * Starts one run for every tick in the past range `[from, to)` that has none (never fired, or
-   * skipped or failed), each at most once, in one transaction; running it again creates nothing.
-   *
+   * One run for every tick in the past range `[from, to)` that has none, each at most once.
    * @throws NotFoundError for an unknown id; ValidationError for a range reaching into the future
    */
   backfill(id: string, range: BackfillRange): Promise<BackfillResult> {

@@ -1,4 +1,5 @@
 import type { ScheduleFire, ScheduleStatus } from '@cyclone/client';
+import { StepLabel } from '@cyclone/core';
 import { UsageError } from '../cli-error.js';
 import { table } from '../output.js';
 import type { CommandContext } from './context.js';
@@ -6,9 +7,9 @@ import { withClient } from './with-client.js';
 
 const at = (d: Date | null) => (d === null ? '-' : d.toISOString());
 
-/** The label of a fire in listings: `Late` when handled more than 15 s after its tick. */
+/** The label of a fire in listings: core's `Late` when handled more than 15 s after its tick. */
 export function fireLabel(fire: ScheduleFire): string {
-  return fire.late ? 'Late' : '-';
+  return fire.late ? StepLabel.Late : '-';
 }
 
 function target(s: ScheduleStatus): string {
