@@ -13,6 +13,12 @@ import { eventsCommand } from './commands/events.js';
 import { migrateCommand } from './commands/migrate.js';
 import { runsListCommand, runsShowCommand } from './commands/runs.js';
 import { signalCommand } from './commands/signal.js';
+import {
+  schedulesBackfillCommand,
+  schedulesListCommand,
+  schedulesShowCommand,
+  schedulesToggleCommand,
+} from './commands/schedules.js';
 import { stepsCommand } from './commands/steps.js';
 import { workerCommand } from './commands/worker.js';
 import type { Output } from './output.js';
@@ -222,6 +228,47 @@ export function createProgram(output: Output, dispatch: Dispatch): Command {
       ),
     )
     .action(action('dlq redrive', dlqRedriveCommand));
+
+  const schedules = program
+    .command('schedules')
+    .description('list, show, pause, resume or backfill cron schedules')
+    .usage('<list|show|pause|resume|backfill> [arguments] [options]');
+  withDatabase(schedules.command('list'))
+    .description('list schedules with their next run and failures')
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples('cyclone schedules list', 'cyclone schedules list --json'))
+    .action(action('schedules list', schedulesListCommand));
+  withDatabase(schedules.command('show'))
+    .description('show one schedule and its newest fires (Late: handled over 15 s after its tick)')
+    .argument('<id>', 'schedule id')
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples('cyclone schedules show nightly-report'))
+    .action(action('schedules show', schedulesShowCommand));
+  withDatabase(schedules.command('pause'))
+    .description('disable a schedule')
+    .argument('<id>', 'schedule id')
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples('cyclone schedules pause nightly-report'))
+    .action(action('schedules pause', schedulesToggleCommand(false)));
+  withDatabase(schedules.command('resume'))
+    .description('enable a schedule at its next tick (ticks passed while paused do not fire)')
+    .argument('<id>', 'schedule id')
+    .option('--json', 'print JSON')
+    .addHelpText('after', examples('cyclone schedules resume nightly-report'))
+    .action(action('schedules resume', schedulesToggleCommand(true)));
+  withDatabase(schedules.command('backfill'))
+    .description('start one run for every past tick in [--from, --to) that has none')
+    .argument('<id>', 'schedule id')
+    .requiredOption('--from <time>', 'first tick included (ISO 8601)')
+    .requiredOption('--to <time>', 'end of the range, excluded (ISO 8601, not in the future)')
+    .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      examples(
+        'cyclone schedules backfill nightly-report --from 2026-03-01T00:00:00Z --to 2026-03-08T00:00:00Z',
+      ),
+    )
+    .action(action('schedules backfill', schedulesBackfillCommand));
 
   withDatabase(program.command('worker'))
     .description('run a worker process on the handlers a module exports')

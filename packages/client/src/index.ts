@@ -28,4 +28,14 @@ export type {
   ExhaustedReason,
   RedriveQuery,
   RedriveResult,
+  ScheduleStatus,
+  ScheduleFire,
+  FireOutcome,
+  BackfillResult,
 } from '@cyclone/store-postgres';
+export {
+  MaxScheduleIdLength,
+  type ScheduleOptions,
+  type ListScheduleFiresOptions,
+  type BackfillRange,
+} from './schedule-options.js';

@@ -35,6 +35,13 @@ export interface SchedulerOptions {
   readonly retention?: Duration | false;
   /** @defaultValue `pino({ name: 'cyclone-scheduler' })` */
   readonly logger?: Logger;
+  /**
+   * The clock the schedules scanner plans with, read once per pass. For tests only: production
+   * uses the database's clock (`now()`), never a process's.
+   * @defaultValue the database's `now()`
+   * @internal
+   */
+  readonly scheduleClock?: () => Promise<Date>;
   /** @defaultValue `<hostname>:<pid>:<random>` */
   readonly id?: string;
 }

@@ -9,6 +9,7 @@ import { ReclaimExpiredLeasesScanner } from './scanners/reclaim-expired-leases.j
 import { RetentionScanner } from './scanners/retention.js';
 import { RunDeadlinesScanner } from './scanners/run-deadlines.js';
 import type { Scanner } from './scanners/scanner.js';
+import { SchedulesScanner } from './scanners/schedules.js';
 import { SettlePendingScanner } from './scanners/settle-pending.js';
 import { UnservedKindsScanner } from './scanners/unserved-kinds.js';
 
@@ -20,8 +21,8 @@ const LEADER_LEASE = 'scheduler';
 /**
  * Runs Cyclone's time-driven scanners (see `scanners/`): the recovery sweep that reclaims expired
  * leases, the sweep that fails steps whose kind no live worker handles, and the one that settles
- * runs left in the settlement outbox, and the one that fires due timers and lapses max waits
- * (more arrive with deadlines and cron). Run one
+ * runs left in the settlement outbox, the one that fires due timers and lapses max waits, run
+ * deadlines, retention, and the one that fires cron schedules. Run one
  * or more replicas: they elect one leader through a lease in the database, and only the leader
  * scans.
  *
@@ -95,6 +96,15 @@ export class Scheduler {
         new UnservedKindsScanner(this.store, this.intervalMs, settings, log('unserved-kinds')),
       );
     }
+    scanners.push(
+      new SchedulesScanner(
+        this.store,
+        this.intervalMs,
+        options.workflows ?? [],
+        log('schedules'),
+        options.scheduleClock,
+      ),
+    );
     return scanners;
   }
 

@@ -119,7 +119,7 @@ describe('the unserved-kind sweep', () => {
 });
 
 describe('the scanners', () => {
-  it('are the recovery sweep, the settlement outbox, the due waits, run deadlines, retention and the unserved-kind sweep, each with its interval', () => {
+  it('are the recovery sweep, the settlement outbox, the due waits, run deadlines, retention, the unserved-kind sweep and the schedules, each with its interval', () => {
     const s = scheduler({ interval: '2s' });
     expect(s.scanners.map((x) => [x.name, x.interval])).toEqual([
       ['reclaim-expired-leases', 2000],
@@ -128,6 +128,7 @@ describe('the scanners', () => {
       ['run-deadlines', 2000],
       ['retention', 2000],
       ['unserved-kinds', 2000],
+      ['schedules', 2000],
     ]);
     expect(scheduler({ retention: false }).scanners.map((x) => x.name)).not.toContain('retention');
     expect(scheduler({ unservedKindGrace: false }).scanners.map((x) => x.name)).not.toContain(

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { RunStatus, StepEvent, StepStatus } from '@cyclone/core';
 import type {
+  BackfillResult,
   ClaimRequest,
   ClaimedStep,
   Completion,
@@ -12,9 +13,14 @@ import type {
   CycloneStore,
   Failure,
   FailureOutcome,
+  FireDueSchedulesPass,
+  FireDueSchedulesResult,
   HeldStep,
   RunPage,
   RunQuery,
+  ScheduleFire,
+  ScheduleStatus,
+  ScheduleUpsert,
   StoreListener,
   SignalDelivery,
   SignalReceipt,
@@ -53,6 +59,17 @@ import { retryRun } from './operator/retry-run.js';
 import { TerminalRunStates } from './operator/terminal-run-states.js';
 import { readEvents, readLeafOutputs, readNodeOutput, readSteps } from './reads/read-steps.js';
 import { readRun, readRunPage, readRuns } from './reads/read-runs.js';
+import { backfillSchedule } from './schedules/backfill-schedule.js';
+import { databaseNow } from './schedules/database-now.js';
+import { fireDueSchedules } from './schedules/fire-due-schedules.js';
+import {
+  getSchedule,
+  listScheduleFires,
+  listSchedules,
+  pauseSchedule,
+  resumeSchedule,
+  upsertSchedule,
+} from './schedules/schedule-commands.js';
 import { settleMarkedRun } from './settlement/settle-marked-run.js';
 import { settlePending } from './settlement/settle-pending.js';
 import type { NewRun } from './submission/new-runs.js';
@@ -305,6 +322,51 @@ export class PostgresStore implements CycloneStore {
     return this.guard('deleteFinishedRuns', () =>
       deleteFinishedRuns(this.exec, { retentionMs, terminalStates: TerminalRunStates, limit }),
     );
+  }
+
+  /** Creates or replaces a schedule (and stores the definition it was given); returns it. */
+  upsertSchedule(schedule: ScheduleUpsert): Promise<ScheduleStatus> {
+    return this.guard('upsertSchedule', () => upsertSchedule(this.exec, schedule));
+  }
+
+  /** Disables a schedule (the one UPDATE pause and unschedule share); undefined for an unknown id. */
+  pauseSchedule(id: string): Promise<ScheduleStatus | undefined> {
+    return this.guard('pauseSchedule', () => pauseSchedule(this.exec, id));
+  }
+
+  /** Enables a schedule at its first tick after now; undefined for an unknown id. */
+  resumeSchedule(id: string): Promise<ScheduleStatus | undefined> {
+    return this.guard('resumeSchedule', () => resumeSchedule(this.exec, id));
+  }
+
+  /** One schedule, or undefined. */
+  getSchedule(id: string): Promise<ScheduleStatus | undefined> {
+    return this.guard('getSchedule', () => getSchedule(this.exec, id));
+  }
+
+  /** Every schedule, by id. */
+  listSchedules(): Promise<ScheduleStatus[]> {
+    return this.guard('listSchedules', () => listSchedules(this.exec));
+  }
+
+  /** A schedule's fires, newest tick first. */
+  listScheduleFires(id: string, limit: number): Promise<ScheduleFire[]> {
+    return this.guard('listScheduleFires', () => listScheduleFires(this.exec, id, limit));
+  }
+
+  /** One run for every past tick in `[from, to)` that has none; undefined for an unknown id. */
+  backfillSchedule(id: string, from: Date, to: Date): Promise<BackfillResult | undefined> {
+    return this.guard('backfillSchedule', () => backfillSchedule(this.exec, id, from, to));
+  }
+
+  /** The database's clock. */
+  databaseNow(): Promise<Date> {
+    return this.guard('databaseNow', () => databaseNow(this.exec));
+  }
+
+  /** One pass of the schedules scanner over the due enabled schedules. */
+  fireDueSchedules(pass: FireDueSchedulesPass): Promise<FireDueSchedulesResult> {
+    return this.guard('fireDueSchedules', () => fireDueSchedules(this.exec, pass));
   }
 
   /** Listens for the database's wake-ups on one connection of the pool. */

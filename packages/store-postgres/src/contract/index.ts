@@ -10,6 +10,7 @@ import type { RunCommands, RunReads } from './run-store.js';
 import type { MaintenanceStore } from './maintenance-store.js';
 import type { StoreNotifications } from './notifications.js';
 import type { OperatorCommands } from './operator-store.js';
+import type { ScheduleCommands } from './schedule-store.js';
 
 export type * from './worker-store.js';
 export type * from './run-store.js';
@@ -17,9 +18,14 @@ export type * from './maintenance-store.js';
 export type * from './notifications.js';
 export type * from './operator-store.js';
 export type * from './schema-check.js';
+export type * from './schedule-store.js';
 
 /** What `@cyclone/client` uses. */
-export type ClientStore = RunCommands & OperatorCommands & RunReads & StoreNotifications;
+export type ClientStore = RunCommands &
+  OperatorCommands &
+  RunReads &
+  ScheduleCommands &
+  StoreNotifications;
 
 /** Everything a Cyclone store does. */
 export type CycloneStore = WorkerStore &
@@ -27,4 +33,5 @@ export type CycloneStore = WorkerStore &
   OperatorCommands &
   RunReads &
   MaintenanceStore &
+  ScheduleCommands &
   StoreNotifications;

@@ -2,6 +2,7 @@ import type { SchemaCheck } from './schema-check.js';
 import type { DueWaitsResult } from '../waits/fire-due-waits.js';
 
 export type { DueWaitsResult } from '../waits/fire-due-waits.js';
+import type { ScheduleMaintenance } from './schedule-store.js';
 
 /** What {@link MaintenanceStore.failUnservedSteps} needs. */
 export interface UnservedStepsSweep {
@@ -19,7 +20,7 @@ export interface UnservedStepsSweep {
  * What the scheduler's scanners need: leader election among replicas and the time-driven sweeps.
  * Every sweep is bounded per pass and safe to run again.
  */
-export interface MaintenanceStore extends SchemaCheck {
+export interface MaintenanceStore extends SchemaCheck, ScheduleMaintenance {
   /**
    * Takes or renews the named leader lease for `holder`; true while `holder` leads. Replicas call
    * it every interval, so a leader that dies is replaced once its lease expires.

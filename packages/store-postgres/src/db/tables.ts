@@ -15,6 +15,7 @@ export interface Tables {
   readonly signals: string;
   readonly events: string;
   readonly schedules: string;
+  readonly scheduleFires: string;
   readonly leaders: string;
   readonly workers: string;
   readonly settlements: string;
@@ -33,6 +34,7 @@ export function tablesIn(schema = 'public'): Tables {
     signals: q('cyclone_signals'),
     events: q('cyclone_events'),
     schedules: q('cyclone_schedules'),
+    scheduleFires: q('cyclone_schedule_fires'),
     leaders: q('cyclone_leaders'),
     workers: q('cyclone_workers'),
     settlements: q('cyclone_settlements'),

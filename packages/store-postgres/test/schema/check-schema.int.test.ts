@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isCycloneError } from '@cyclone/core';
@@ -7,6 +8,13 @@ import { shippedMigrations } from '../../src/db/migration-journal.js';
 import { defaultMigrationsFolder } from '../../src/migrate.js';
 import { PostgresStore } from '../../src/store.js';
 import { runOfJob } from '../../src/submission/new-runs.js';
+
+// The newest migration the package ships, read from drizzle-kit's journal.
+const newestMigration = (
+  JSON.parse(
+    readFileSync(new URL('../../../../migrations/meta/_journal.json', import.meta.url), 'utf8'),
+  ) as { entries: { tag: string }[] }
+).entries.at(-1)!.tag;
 
 const db = useTestDatabase();
 let pool: pg.Pool;

@@ -1,0 +1,97 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestDatabase } from '@cyclone/test-db';
+import { Client } from '@cyclone/client';
+import { main, type Output } from '../src/index.js';
+
+delete process.env.CYCLONE_DATABASE_URL;
+const db = useTestDatabase();
+let pool: pg.Pool;
+let client: Client;
+
+beforeAll(() => {
+  pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  client = new Client({ pool });
+});
+afterAll(async () => {
+  await client.close();
+  await pool.end();
+});
+
+async function cyclone(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const output: Output = { out: (l) => out.push(l), err: (l) => err.push(l), isTTY: false };
+  const code = await main([...argv, '--database-url', db.url], output);
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('cyclone schedules', () => {
+  it('lists, pauses, resumes, backfills and shows a schedule, with --json', async () => {
+    await client.schedule({ id: 'cli-hourly', cron: '0 * * * *', kind: 'cli.job' });
+    const list = await cyclone('schedules', 'list', '--json');
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.out)).toMatchObject([{ id: 'cli-hourly', enabled: true }]);
+    expect((await cyclone('schedules', 'list')).out).toMatch(/cli-hourly\s+kind cli.job/);
+
+    expect((await cyclone('schedules', 'pause', 'cli-hourly')).out).toBe(
+      'paused schedule cli-hourly',
+    );
+    expect((await client.getSchedule('cli-hourly')).enabled).toBe(false);
+    const resumed = await cyclone('schedules', 'resume', 'cli-hourly', '--json');
+    expect(JSON.parse(resumed.out)).toMatchObject({ enabled: true });
+
+    const hour = 3_600_000;
+    const top = Math.floor(Date.now() / hour) * hour - 2 * hour;
+    const from = new Date(top - 3 * hour).toISOString();
+    const to = new Date(top).toISOString();
+    const backfill = await cyclone(
+      'schedules',
+      'backfill',
+      'cli-hourly',
+      '--from',
+      from,
+      '--to',
+      to,
+      '--json',
+    );
+    expect(backfill.code).toBe(0);
+    expect(JSON.parse(backfill.out)).toEqual({ created: 3, skipped: 0 });
+
+    const show = await cyclone('schedules', 'show', 'cli-hourly');
+    expect(show.code).toBe(0);
+    expect(show.out).toMatch(/submitted\s+Late/);
+    const shown = JSON.parse((await cyclone('schedules', 'show', 'cli-hourly', '--json')).out);
+    expect(shown.fires).toHaveLength(3);
+  });
+
+  it('exits 3 for an unknown schedule, 2 for a bad time, 1 for a refused backfill', async () => {
+    expect((await cyclone('schedules', 'pause', 'nope')).code).toBe(3);
+    expect((await cyclone('schedules', 'show', 'nope')).code).toBe(3);
+    await client.schedule({ id: 'cli-minute', cron: '* * * * *', kind: 'cli.job' });
+    const bad = await cyclone(
+      'schedules',
+      'backfill',
+      'cli-minute',
+      '--from',
+      'yesterday',
+      '--to',
+      'now',
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--from expects an ISO 8601 time');
+    const future = new Date(Date.now() + 3_600_000).toISOString();
+    const refused = await cyclone(
+      'schedules',
+      'backfill',
+      'cli-minute',
+      '--from',
+      new Date().toISOString(),
+      '--to',
+      future,
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/to: expected a time not after the database's clock/);
+    expect((await cyclone('schedules', 'backfill', 'cli-minute')).code).toBe(2);
+  });
+});

@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest';
+import { workflow } from '@cyclone/core';
+import { plus, until, useSchedules } from './schedule-fixture.js';
+
+const f = useSchedules();
+const T0 = new Date('2026-05-04T10:00:00Z');
+const MIN = 60_000;
+
+describe('a schedule fires exactly once per tick', () => {
+  it('starts one run at its tick, records the fire, and advances next_run_at', async () => {
+    await f.client.schedule({ id: 'every-minute', cron: '* * * * *', kind: 'report.build' });
+    await f.startAt('every-minute', T0);
+    const s = f.scheduler();
+    f.clock.now = plus(T0, MIN + 2_000); // 2 s after the 10:01 tick
+    await f.fire(s);
+    await f.fire(s); // the same clock again: nothing more to fire
+    const [fire, ...rest] = await f.client.listScheduleFires('every-minute');
+    expect(rest).toEqual([]);
+    expect(fire).toMatchObject({ fireAt: plus(T0, MIN), outcome: 'submitted', late: false });
+    const run = await f.client.getRun(fire!.runId!);
+    expect(run).toMatchObject({ workflow: 'report.build', state: 'running' });
+    const [schedule] = await f.client.listSchedules();
+    expect(schedule).toMatchObject({
+      id: 'every-minute',
+      nextRunAt: plus(T0, 2 * MIN),
+      lastFireAt: plus(T0, MIN),
+      lastRunId: fire!.runId,
+      consecutiveFailures: 0,
+    });
+  });
+
+  it('two schedulers racing on the same tick start exactly one run', async () => {
+    await f.client.schedule({ id: 'race', cron: '* * * * *', kind: 'race.job', overlap: 'allow' });
+    await f.startAt('race', T0);
+    const a = f.scheduler({ id: 'a' });
+    const b = f.scheduler({ id: 'b' });
+    f.clock.now = plus(T0, MIN + 1_000);
+    // Both scanners on the same tick at once, several times over.
+    await Promise.all([f.fire(a), f.fire(b), f.fire(a), f.fire(b)]);
+    // Store-level passes straight at the same tick, bypassing the scanners' lock order.
+    await Promise.all(
+      [1, 2, 3].map(() => f.store.fireDueSchedules({ now: f.clock.now, workflows: new Map() })),
+    );
+    expect(await f.countRuns('race.job')).toBe(1);
+    expect(await f.client.listScheduleFires('race')).toHaveLength(1);
+  });
+
+  it('a tick whose fire another scheduler recorded starts no second run', async () => {
+    await f.client.schedule({ id: 'taken', cron: '* * * * *', kind: 'taken.job' });
+    await f.startAt('taken', T0);
+    // A scheduler that committed this tick's fire and then lost its lease before advancing the
+    // schedule (the row another scheduler then finds still due).
+    await f.query(
+      `INSERT INTO cyclone_schedule_fires (schedule_id, fire_at, outcome, run_id)
+       VALUES ('taken', $1, 'submitted', '01900000-0000-7000-8000-000000000000')`,
+      [plus(T0, MIN)],
+    );
+    f.clock.now = plus(T0, MIN + 1_000);
+    await f.fire(f.scheduler());
+    expect(await f.countRuns('taken.job')).toBe(0);
+    const [schedule] = (await f.client.listSchedules()).filter((s) => s.id === 'taken');
+    expect(schedule!.nextRunAt).toEqual(plus(T0, 2 * MIN));
+  });
+
+  it('a leader frozen past its lease while another takes over does not fire twice', async () => {
+    await f.client.schedule({ id: 'frozen', cron: '* * * * *', kind: 'frozen.job' });
+    await f.startAt('frozen', T0);
+    const tick = plus(T0, MIN + 1_000);
+    // Leader A freezes inside its schedules pass (its clock read never returns until released).
+    let thaw!: () => void;
+    const frozen = new Promise<void>((resolve) => (thaw = resolve));
+    const a = f.scheduler({
+      id: 'frozen-a',
+      interval: '100ms', // a 500 ms leader lease
+      scheduleClock: async () => {
+        await frozen;
+        return tick;
+      },
+    });
+    const b = f.scheduler({ id: 'frozen-b', interval: '100ms' });
+    f.clock.now = tick;
+    const aPass = a.tick();
+    await until(async () => a.isLeader, 'A to lead');
+    await until(async () => {
+      await b.tick();
+      return b.isLeader;
+    }, 'B to take over once A lease expired');
+    expect(await f.countRuns('frozen.job')).toBe(1);
+    thaw(); // A wakes up, still believing it leads, with the same tick in hand
+    await aPass;
+    await f.fire(a);
+    expect(await f.countRuns('frozen.job')).toBe(1);
+    expect(await f.client.listScheduleFires('frozen')).toHaveLength(1);
+  });
+});
+
+describe('what a schedule submits', () => {
+  it('submits a workflow stored by client.schedule, known to the scheduler by name', async () => {
+    const nightly = workflow('nightly').task('a', 'nightly.a').task('b', 'nightly.b').build();
+    const s = await f.client.schedule({
+      id: 'nightly',
+      cron: '0 3 * * *',
+      workflow: nightly,
+      input: { full: true },
+    });
+    expect(s).toMatchObject({
+      workflow: 'nightly',
+      kind: null,
+      overlap: 'skip',
+      catchUp: 'latest',
+    });
+    const start = new Date('2026-05-04T02:00:00Z');
+    await f.startAt('nightly', start);
+    f.clock.now = new Date('2026-05-04T03:00:05Z');
+    await f.fire(f.scheduler()); // no `workflows` option: the stored definition is used
+    const [runId] = await f.runsOf('nightly');
+    expect(await f.client.getRun(runId!)).toMatchObject({ workflow: 'nightly' });
+    const [run] = await f.query('SELECT input FROM cyclone_runs WHERE id = $1', [runId]);
+    expect(run).toEqual({ input: { full: true } });
+    expect((await f.client.listSteps(runId!)).map((x) => x.node)).toEqual(['a', 'b']);
+  });
+
+  it('counts submit failures (an unregistered workflow) and resets the count on success', async () => {
+    await f.client.schedule({ id: 'unknown-wf', cron: '* * * * *', workflow: 'not-yet' });
+    await f.startAt('unknown-wf', T0);
+    const s = f.scheduler();
+    for (const minute of [1, 2]) {
+      f.clock.now = plus(T0, minute * MIN + 1_000);
+      await f.fire(s);
+    }
+    const failed = (await f.client.listSchedules()).find((x) => x.id === 'unknown-wf')!;
+    expect(failed.consecutiveFailures).toBe(2);
+    expect(failed.lastError).toMatch(/workflow not-yet is not registered/);
+    const fires = await f.client.listScheduleFires('unknown-wf');
+    expect(fires.map((x) => x.outcome)).toEqual(['failed', 'failed']);
+    expect(fires[0]!.error).toMatch(/not registered/);
+
+    const registered = f.scheduler({ workflows: [workflow('not-yet').task('t', 'x.t').build()] });
+    f.clock.now = plus(T0, 3 * MIN + 1_000);
+    await f.fire(registered);
+    const ok = (await f.client.listSchedules()).find((x) => x.id === 'unknown-wf')!;
+    expect(ok.consecutiveFailures).toBe(0);
+    expect((await f.client.listScheduleFires('unknown-wf'))[0]!.outcome).toBe('submitted');
+  });
+
+  it('labels a fire handled more than 15 s after its tick late', async () => {
+    await f.client.schedule({ id: 'late', cron: '* * * * *', kind: 'late.job' });
+    await f.startAt('late', T0);
+    f.clock.now = plus(T0, MIN + 16_000);
+    await f.fire(f.scheduler());
+    const [fire] = await f.client.listScheduleFires('late');
+    expect(fire).toMatchObject({ fireAt: plus(T0, MIN), outcome: 'submitted', late: true });
+  });
+});
+
+describe('daylight-saving time', () => {
+  async function firesAcross(id: string, from: string, hours: number): Promise<string[]> {
+    await f.client.schedule({
+      id,
+      cron: '30 2 * * *',
+      timezone: 'America/New_York',
+      kind: `${id}.job`,
+      overlap: 'allow',
+    });
+    const start = new Date(from);
+    await f.startAt(id, start);
+    const s = f.scheduler();
+    // The clock walks forward in 20-minute steps, a pass at each, as a running scheduler would.
+    for (let step = 1; step <= hours * 3; step++) {
+      f.clock.now = plus(start, step * 20 * MIN);
+      await f.fire(s);
+    }
+    const fires = await f.client.listScheduleFires(id, { limit: 100 });
+    return fires.map((x) => x.fireAt.toISOString()).reverse();
+  }
+
+  it('30 2 * * * in America/New_York fires once on the spring-forward day', async () => {
+    const fires = await firesAcross('spring', '2026-03-07T00:00:00Z', 72);
+    expect(fires).toEqual([
+      '2026-03-07T07:30:00.000Z', // 02:30 EST
+      '2026-03-08T07:00:00.000Z', // 02:30 does not exist: once, at 03:00 EDT
+      '2026-03-09T06:30:00.000Z', // 02:30 EDT
+    ]);
+  });
+
+  it('30 2 * * * in America/New_York fires once on the fall-back day', async () => {
+    const fires = await firesAcross('fall', '2026-10-31T00:00:00Z', 72);
+    expect(fires).toEqual([
+      '2026-10-31T06:30:00.000Z', // 02:30 EDT
+      '2026-11-01T07:30:00.000Z', // 02:30 EST, the only 02:30 of the day
+      '2026-11-02T07:30:00.000Z',
+    ]);
+  });
+});

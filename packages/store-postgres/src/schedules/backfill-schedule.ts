@@ -1,0 +1,60 @@
+import { cronFiresBetween, MaxFiresPerCall, ValidationError } from '@cyclone/core';
+import type { BackfillResult } from '../contract/schedule-store.js';
+import type { Executor } from '../db/executor.js';
+import { submit } from '../submission/submit.js';
+import { claimBackfillFires } from './claim-backfill-fires.js';
+import { databaseNow } from './database-now.js';
+import { lockScheduleRow } from './get-schedule.js';
+import { resolveScheduleTarget } from './schedule-target.js';
+
+/**
+ * Starts one run for every tick of a schedule in `[from, to)` that has none, in one transaction
+ * under the schedule's lock: the fire rows and their runs commit together, and a tick that has a
+ * run (from the scanner or an earlier backfill) is counted as skipped. Overlap does not apply:
+ * a backfill asks for history on purpose. The range must lie in the past by the database's clock.
+ * Undefined for an unknown id.
+ */
+export function backfillSchedule(
+  db: Executor,
+  id: string,
+  from: Date,
+  to: Date,
+): Promise<BackfillResult | undefined> {
+  return db.transaction(async (tx) => {
+    const row = await lockScheduleRow(tx, { id });
+    if (!row) return undefined;
+    const now = await databaseNow(tx);
+    if (to.getTime() > now.getTime()) {
+      throw new ValidationError('backfill', [
+        {
+          path: 'to',
+          message: `expected a time not after the database's clock (${now.toISOString()}), got ${to.toISOString()}`,
+        },
+      ]);
+    }
+    const ticks = cronFiresBetween(row, from, to, MaxFiresPerCall + 1);
+    if (ticks.length > MaxFiresPerCall) {
+      throw new ValidationError('backfill', [
+        {
+          path: 'from',
+          message: `expected a range of at most ${MaxFiresPerCall} ticks; backfill it in parts`,
+        },
+      ]);
+    }
+    if (ticks.length === 0) return { created: 0, skipped: 0 };
+    const target = await resolveScheduleTarget(tx, row, new Map());
+    if (!target.ok) {
+      throw new ValidationError('backfill', [{ path: 'workflow', message: target.error }]);
+    }
+    const runs = ticks.map(() => target.build());
+    const taken = await claimBackfillFires(tx, {
+      scheduleId: id,
+      fireAts: ticks,
+      runIds: runs.map((r) => r.id),
+    });
+    const takenIds = new Set(taken.map((t) => t.run_id));
+    const created = runs.filter((r) => takenIds.has(r.id));
+    if (created.length > 0) await submit(tx, created);
+    return { created: created.length, skipped: ticks.length - created.length };
+  });
+}

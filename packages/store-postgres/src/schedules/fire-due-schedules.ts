@@ -1,0 +1,47 @@
+import { describeThrown } from '@cyclone/core';
+import type { FireDueSchedulesPass, FireDueSchedulesResult } from '../contract/schedule-store.js';
+import type { Executor } from '../db/executor.js';
+import { fireSchedule } from './fire-schedule.js';
+import { lockDueSchedule } from './lock-due-schedule.js';
+import { recordScheduleFailure } from './record-schedule-failure.js';
+
+/**
+ * One pass of the schedules scanner: each due enabled schedule is locked (FOR UPDATE SKIP LOCKED)
+ * and fired in its own transaction, so one schedule's failure neither blocks nor undoes another's.
+ * A schedule whose transaction fails is counted as a scanner failure on it, in a statement of its
+ * own, and is not tried again in this pass.
+ */
+export async function fireDueSchedules(
+  db: Executor,
+  pass: FireDueSchedulesPass,
+): Promise<FireDueSchedulesResult> {
+  const limit = pass.limit ?? 100;
+  const handled: string[] = [];
+  const result = { schedules: 0, submitted: 0, skipped: 0, failed: 0 };
+  while (handled.length < limit) {
+    let current: string | undefined;
+    try {
+      const counts = await db.transaction(async (tx) => {
+        const row = await lockDueSchedule(tx, { now: pass.now, handled });
+        if (!row) return undefined;
+        current = row.id;
+        return fireSchedule(tx, row, pass.now, pass.workflows);
+      });
+      if (!counts) break;
+      result.submitted += counts.submitted;
+      result.skipped += counts.skipped;
+      result.failed += counts.failed;
+    } catch (error) {
+      // Nothing of the schedule's pass was written; without an id the pass itself cannot go on.
+      if (current === undefined) throw error;
+      await recordScheduleFailure(db, {
+        id: current,
+        error: `scanner failure: ${describeThrown(error).message}`,
+      });
+      result.failed++;
+    }
+    handled.push(current!);
+    result.schedules++;
+  }
+  return result;
+}

@@ -1,0 +1,83 @@
+import { nextCronFire } from '@cyclone/core';
+import type { ScheduleFire, ScheduleStatus, ScheduleUpsert } from '../contract/schedule-store.js';
+import type { Executor } from '../db/executor.js';
+import { databaseNow } from './database-now.js';
+import { getScheduleRow, lockScheduleRow } from './get-schedule.js';
+import { listScheduleFireRows } from './list-schedule-fires.js';
+import { listScheduleRows } from './list-schedules.js';
+import { pauseScheduleRow } from './pause-schedule.js';
+import { resumeScheduleRow } from './resume-schedule.js';
+import { toScheduleFire, toScheduleStatus } from './schedule-row.js';
+import { storeDefinition } from './store-definition.js';
+import { upsertScheduleRow } from './upsert-schedule.js';
+
+/**
+ * Creates or replaces a schedule, in one transaction with the definition it names (stored by
+ * hash, as submit stores it). Its first tick is the first after the database's clock.
+ */
+export function upsertSchedule(db: Executor, s: ScheduleUpsert): Promise<ScheduleStatus> {
+  return db.transaction(async (tx) => {
+    if (s.definition) {
+      await storeDefinition(tx, {
+        hash: s.definition.hash,
+        name: s.definition.name,
+        definitionJson: JSON.stringify(s.definition),
+      });
+    }
+    const now = await databaseNow(tx);
+    const row = await upsertScheduleRow(tx, {
+      id: s.id,
+      cron: s.cron,
+      timezone: s.timezone,
+      workflow: s.workflow,
+      kind: s.kind,
+      inputJson: s.inputJson,
+      enabled: s.enabled,
+      overlap: s.overlap,
+      catchUp: s.catchUp,
+      catchUpLimit: s.catchUpLimit,
+      nextRunAt: nextCronFire(s, now) ?? null,
+    });
+    return toScheduleStatus(row);
+  });
+}
+
+/** Disables a schedule; undefined for an unknown id. */
+export async function pauseSchedule(db: Executor, id: string): Promise<ScheduleStatus | undefined> {
+  const row = await pauseScheduleRow(db, { id });
+  return row && toScheduleStatus(row);
+}
+
+/**
+ * Enables a schedule at its first tick after the database's clock: ticks that passed while it was
+ * paused were not missed by a scheduler that was down, they were declined, and do not fire.
+ */
+export function resumeSchedule(db: Executor, id: string): Promise<ScheduleStatus | undefined> {
+  return db.transaction(async (tx) => {
+    const current = await lockScheduleRow(tx, { id });
+    if (!current) return undefined;
+    const now = await databaseNow(tx);
+    const row = await resumeScheduleRow(tx, { id, nextRunAt: nextCronFire(current, now) ?? null });
+    return row && toScheduleStatus(row);
+  });
+}
+
+/** One schedule, or undefined. */
+export async function getSchedule(db: Executor, id: string): Promise<ScheduleStatus | undefined> {
+  const row = await getScheduleRow(db, { id });
+  return row && toScheduleStatus(row);
+}
+
+/** Every schedule, by id. */
+export async function listSchedules(db: Executor): Promise<ScheduleStatus[]> {
+  return (await listScheduleRows(db)).map(toScheduleStatus);
+}
+
+/** A schedule's fires, newest tick first. */
+export async function listScheduleFires(
+  db: Executor,
+  scheduleId: string,
+  limit: number,
+): Promise<ScheduleFire[]> {
+  return (await listScheduleFireRows(db, { scheduleId, limit })).map(toScheduleFire);
+}

@@ -1,0 +1,48 @@
+import { describeThrown, parseWorkflowDefinition, type WorkflowDefinition } from '@cyclone/core';
+import type { Executor } from '../db/executor.js';
+import { runOfDefinition, runOfJob, type NewRun } from '../submission/new-runs.js';
+import { findStoredDefinition } from './find-stored-definition.js';
+import type { ScheduleRow } from './schedule-row.js';
+
+/** What a schedule's fires submit: a way to build each run, or why none can be built. */
+export type ScheduleTarget =
+  | { readonly ok: true; readonly build: () => NewRun }
+  | { readonly ok: false; readonly error: string };
+
+/**
+ * Resolves what a schedule submits. A job schedule enqueues its kind; a workflow schedule
+ * submits the definition the caller knows by that name (the scheduler's `workflows`), else the
+ * newest one stored in `cyclone_workflows`. An unknown workflow or a stored definition that no
+ * longer validates is a submit failure of the schedule, not an exception.
+ */
+export async function resolveScheduleTarget(
+  db: Executor,
+  row: ScheduleRow,
+  known: ReadonlyMap<string, WorkflowDefinition>,
+): Promise<ScheduleTarget> {
+  if (row.kind !== null) {
+    const kind = row.kind;
+    return { ok: true, build: () => runOfJob(kind, row.input_json) };
+  }
+  const name = row.workflow!;
+  let definition = known.get(name);
+  if (!definition) {
+    const stored = await findStoredDefinition(db, { name });
+    if (stored === undefined) {
+      return {
+        ok: false,
+        error: `workflow ${name} is not registered: pass it in the scheduler's workflows, or submit or schedule its definition once`,
+      };
+    }
+    try {
+      definition = parseWorkflowDefinition(stored);
+    } catch (error) {
+      return {
+        ok: false,
+        error: `the stored definition of workflow ${name} did not build: ${describeThrown(error).message}`,
+      };
+    }
+  }
+  const def = definition;
+  return { ok: true, build: () => runOfDefinition(def, row.input_json) };
+}
