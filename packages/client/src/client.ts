@@ -20,14 +20,11 @@ import {
   isUuid,
   runOfDefinition,
   runOfJob,
-  type BackfillResult,
   type ClientStore,
   type NewRun,
   type RunPage,
   type RunQuery,
   type SignalReceipt,
-  type ScheduleFire,
-  type ScheduleStatus,
 } from '@cyclone/store-postgres';
 import {
   parseEnqueueOptions,
@@ -39,14 +36,9 @@ import {
   type SignalOptions,
   type SubmitOptions,
 } from './options.js';
-import { OperatorControls } from './operator-controls.js';
 import { RunWaiter } from './run-waiter.js';
-import type {
-  BackfillRange,
-  ListScheduleFiresOptions,
-  ScheduleOptions,
-} from './schedule-options.js';
 import { ScheduleApi } from './schedules.js';
+import { ScheduleControls } from './schedule-controls.js';
 import { assertSupportedNodes } from './supported-nodes.js';
 
 /** How a {@link Client} reaches Postgres: its own pool from a URL, or a pool the application owns. */
@@ -101,13 +93,13 @@ export interface WaitOptions {
  * await client.close();
  * ```
  */
-export class Client extends OperatorControls {
+export class Client extends ScheduleControls {
   /** The store every call goes through. */
   readonly store: ClientStore;
   private readonly closeConnection: () => Promise<void>;
   private readonly maxInputBytes: number;
   private readonly waiter: RunWaiter;
-  private readonly schedules: ScheduleApi;
+  protected readonly schedules: ScheduleApi;
 
   constructor(options: ClientOptions) {
     // An idle connection that fails (a server restart, a failover) is reported on the pool; the
@@ -361,53 +353,6 @@ export class Client extends OperatorControls {
     const signal = parseSignal(name, payload, options, this.maxInputBytes);
     if (!isUuid(runId)) throw new NotFoundError('run', String(runId));
     return this.store.signal({ runId, ...signal });
-  }
-
-  /**
-   * Creates or replaces a cron schedule by id and returns it (see {@link ScheduleOptions}).
-   * @throws ValidationError naming the field (a cron of the wrong shape, an unknown time zone,
-   *   both or neither of `workflow` and `kind`), with nothing written
-   */
-  schedule(options: ScheduleOptions): Promise<ScheduleStatus> {
-    return this.schedules.schedule(options);
-  }
-
-  /** Disables a schedule (`enabled = false`). @throws NotFoundError for an unknown id */
-  pauseSchedule(id: string): Promise<ScheduleStatus> {
-    return this.schedules.pause(id);
-  }
-
-  /** Enables a schedule at its next tick: ticks passed while paused do not fire. @throws NotFoundError */
-  resumeSchedule(id: string): Promise<ScheduleStatus> {
-    return this.schedules.resume(id);
-  }
-
-  /** The same UPDATE as {@link Client.pauseSchedule}. @deprecated Use `pauseSchedule`. */
-  unschedule(id: string): Promise<ScheduleStatus> {
-    return this.schedules.pause(id);
-  }
-
-  /** One schedule. @throws NotFoundError for an unknown id */
-  getSchedule(id: string): Promise<ScheduleStatus> {
-    return this.schedules.get(id);
-  }
-
-  /** Every schedule, by id. */
-  listSchedules(): Promise<ScheduleStatus[]> {
-    return this.schedules.list();
-  }
-
-  /** A schedule's fires, newest tick first. @throws NotFoundError for an unknown id */
-  listScheduleFires(id: string, options?: ListScheduleFiresOptions): Promise<ScheduleFire[]> {
-    return this.schedules.fires(id, options);
-  }
-
-  /**
-   * One run for every tick in the past range `[from, to)` that has none, each at most once.
-   * @throws NotFoundError for an unknown id; ValidationError for a range reaching into the future
-   */
-  backfill(id: string, range: BackfillRange): Promise<BackfillResult> {
-    return this.schedules.backfill(id, range);
   }
 
   /** Closes the client's connections (a pool it was given stays open). */

@@ -1,0 +1,64 @@
+import type { BackfillResult, ScheduleFire, ScheduleStatus } from '@cyclone/store-postgres';
+import { OperatorControls } from './operator-controls.js';
+import type {
+  BackfillRange,
+  ListScheduleFiresOptions,
+  ScheduleOptions,
+} from './schedule-options.js';
+import type { ScheduleApi } from './schedules.js';
+
+/**
+ * The schedule side of the {@link Client}: declare, pause, resume, list and backfill cron
+ * schedules. Every input is validated before anything is written.
+ */
+export abstract class ScheduleControls extends OperatorControls {
+  /** The schedule operations every method delegates to. */
+  protected abstract readonly schedules: ScheduleApi;
+
+  /**
+   * Creates or replaces a cron schedule by id and returns it (see {@link ScheduleOptions}).
+   * @throws ValidationError naming the field (a cron of the wrong shape, an unknown time zone,
+   *   both or neither of `workflow` and `kind`), with nothing written
+   */
+  schedule(options: ScheduleOptions): Promise<ScheduleStatus> {
+    return this.schedules.schedule(options);
+  }
+
+  /** Disables a schedule (`enabled = false`). @throws NotFoundError for an unknown id */
+  pauseSchedule(id: string): Promise<ScheduleStatus> {
+    return this.schedules.pause(id);
+  }
+
+  /** Enables a schedule at its next tick: ticks passed while paused do not fire. @throws NotFoundError */
+  resumeSchedule(id: string): Promise<ScheduleStatus> {
+    return this.schedules.resume(id);
+  }
+
+  /** The same UPDATE as {@link Client.pauseSchedule}. @deprecated Use `pauseSchedule`. */
+  unschedule(id: string): Promise<ScheduleStatus> {
+    return this.schedules.pause(id);
+  }
+
+  /** One schedule. @throws NotFoundError for an unknown id */
+  getSchedule(id: string): Promise<ScheduleStatus> {
+    return this.schedules.get(id);
+  }
+
+  /** Every schedule, by id. */
+  listSchedules(): Promise<ScheduleStatus[]> {
+    return this.schedules.list();
+  }
+
+  /** A schedule's fires, newest tick first. @throws NotFoundError for an unknown id */
+  listScheduleFires(id: string, options?: ListScheduleFiresOptions): Promise<ScheduleFire[]> {
+    return this.schedules.fires(id, options);
+  }
+
+  /**
+   * One run for every tick in the past range `[from, to)` that has none, each at most once.
+   * @throws NotFoundError for an unknown id; ValidationError for a range reaching into the future
+   */
+  backfill(id: string, range: BackfillRange): Promise<BackfillResult> {
+    return this.schedules.backfill(id, range);
+  }
+}
