@@ -13,6 +13,7 @@ import {
 import type { Executor } from '../db/executor.js';
 import { singleFrom } from '../db/single-from.js';
 import { lockRun } from '../settlement/lock-run.js';
+import { settleRun } from '../settlement/settle-run.js';
 import { moveRun } from './move-run.js';
 import { promoteReady } from './promote-ready.js';
 import { assertRunMove } from './refusal.js';
@@ -80,6 +81,9 @@ export function resumeRun(db: Executor, runId: string): Promise<{ steps: number 
       trigger: promote.trigger,
       taskType: NodeType.Task,
     });
+    // Wait nodes whose dependencies completed during the pause, and signals buffered while the
+    // waits were paused (decision 51), move in the settlement, as they would have unpaused.
+    await settleRun(tx, runId);
     return { steps: resumed.length + promoted.length };
   });
 }
