@@ -39,6 +39,14 @@ export function cancelRun(db: Executor, runId: string): Promise<CancelledRun> {
   return db.transaction((tx) => cancelInTransaction(tx, runId, true));
 }
 
+/**
+ * Cancels a run inside the caller's transaction, as {@link cancelRun} does, but quietly skips a
+ * run that has ended already (a schedule's `cancel_previous`). Returns what it did.
+ */
+export function cancelRunIfActive(tx: Executor, runId: string): Promise<CancelledRun> {
+  return cancelInTransaction(tx, runId, false);
+}
+
 async function cancelInTransaction(
   tx: Executor,
   runId: string,
@@ -55,7 +63,7 @@ async function cancelInTransaction(
     toState: cancelStep.to,
     fromStates: cancelStep.from,
     trigger: cancelStep.trigger,
-    eventType: 'step_cancelled',
+    eventType: `step_cancelled_${cancelStep.trigger}`,
     errorKind: null,
     error: null,
     runningState: StepState.Running,

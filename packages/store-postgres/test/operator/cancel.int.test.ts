@@ -31,9 +31,9 @@ describe('cancelRun', () => {
     expect(await fx.run(run.id)).toMatchObject({ state: 'cancelled', open_steps: 0 });
     expect((await fx.run(run.id)).ended_at).not.toBeNull();
     const events = await fx.events(run.id);
-    expect(events).toContainEqual(['step_cancelled', 'running', 'cancelled', 'cancel']);
-    expect(events).toContainEqual(['step_cancelled', 'available', 'cancelled', 'cancel']);
-    expect(events).toContainEqual(['step_cancelled', 'pending', 'cancelled', 'cancel']);
+    expect(events).toContainEqual(['step_cancelled_cancel', 'running', 'cancelled', 'cancel']);
+    expect(events).toContainEqual(['step_cancelled_cancel', 'available', 'cancelled', 'cancel']);
+    expect(events).toContainEqual(['step_cancelled_cancel', 'pending', 'cancelled', 'cancel']);
     expect(events.at(-1)).toEqual(['run_cancelled', 'running', 'cancelled', 'cancel']);
     // The fence: the cancelled step's late completion is dropped.
     const accepted = await fx.store.complete([
@@ -70,7 +70,7 @@ describe('cancelRun', () => {
     expect(await fx.run(child.id)).toMatchObject({ state: 'cancelled' });
     expect(await statesOf(fx, child.id)).toEqual({ 'cp.child': 'cancelled' });
     const events = await fx.events(run.id);
-    expect(events).toContainEqual(['step_cancelled', 'paused', 'cancelled', 'cancel']);
+    expect(events).toContainEqual(['step_cancelled_cancel', 'paused', 'cancelled', 'cancel']);
     expect(events.at(-1)).toEqual(['run_cancelled', 'paused', 'cancelled', 'cancel']);
   });
 
@@ -84,8 +84,18 @@ describe('cancelRun', () => {
     expect(await statesOf(fx, run.id)).toEqual({ w: 'waiting_signal', tm: 'waiting_timer' });
     await fx.store.cancelRun(run.id);
     const events = await fx.events(run.id);
-    expect(events).toContainEqual(['step_cancelled', 'waiting_signal', 'cancelled', 'cancel']);
-    expect(events).toContainEqual(['step_cancelled', 'waiting_timer', 'cancelled', 'cancel']);
+    expect(events).toContainEqual([
+      'step_cancelled_cancel',
+      'waiting_signal',
+      'cancelled',
+      'cancel',
+    ]);
+    expect(events).toContainEqual([
+      'step_cancelled_cancel',
+      'waiting_timer',
+      'cancelled',
+      'cancel',
+    ]);
   });
 
   it('refuses a terminal run with AlreadyTerminalError (reason terminal) and changes nothing', async () => {

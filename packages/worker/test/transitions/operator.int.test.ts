@@ -179,7 +179,9 @@ describe('races', () => {
         completed++;
       }
       const types = (await eventRows(engine, runId)).map((e) => e.type);
-      expect(types.includes('step_completed') && types.includes('step_cancelled')).toBe(false);
+      expect(types.includes('step_completed') && types.includes('step_cancelled_cancel')).toBe(
+        false,
+      );
       // No retry after a cancel: a cancelled run has nothing to retry.
       if (outcome === 'cancel')
         await expect(engine.client.retryAll(runId)).rejects.toMatchObject({
