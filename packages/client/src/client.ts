@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import {
   encodePayload,
+  explainNode,
   InputBytes,
   isTerminalRun,
   NotFoundError,
@@ -8,8 +9,10 @@ import {
   RunFailedError,
   RunState,
   toMilliseconds,
+  ValidationError,
   WaitTimeoutError,
   type Duration,
+  type NodeExplanation,
   type RunStatus,
   type StepEvent,
   type StepStatus,
@@ -36,6 +39,7 @@ import {
   type SignalOptions,
   type SubmitOptions,
 } from './options.js';
+import { parseNodeLocator } from './node-locator.js';
 import { RunWaiter } from './run-waiter.js';
 import { ScheduleApi } from './schedules.js';
 import { ScheduleControls } from './schedule-controls.js';
@@ -61,6 +65,12 @@ export type ClientOptions = (
    * @defaultValue `'1s'`
    */
   readonly waitPollInterval?: Duration;
+  /**
+   * A worker that has not refreshed its registration for this long counts as gone, for
+   * {@link Client.explain}'s `no_worker` (the scheduler's `workerLiveness`).
+   * @defaultValue `'30s'`
+   */
+  readonly workerLiveness?: Duration;
 };
 
 /** What `submit` and `enqueue` return. */
@@ -99,6 +109,7 @@ export class Client extends ScheduleControls {
   private readonly closeConnection: () => Promise<void>;
   private readonly maxInputBytes: number;
   private readonly waiter: RunWaiter;
+  private readonly workerLivenessMs: number;
   protected readonly schedules: ScheduleApi;
 
   constructor(options: ClientOptions) {
@@ -111,6 +122,7 @@ export class Client extends ScheduleControls {
     this.closeConnection = connection.close;
     this.maxInputBytes = options.maxInputBytes ?? InputBytes;
     this.schedules = new ScheduleApi(this.store, this.maxInputBytes);
+    this.workerLivenessMs = toMilliseconds(options.workerLiveness ?? '30s', 'workerLiveness');
     this.waiter = new RunWaiter(
       this.store,
       toMilliseconds(options.waitPollInterval ?? '1s', 'waitPollInterval'),
@@ -240,13 +252,44 @@ export class Client extends ScheduleControls {
   }
 
   /**
-   * Runs newest first, by state, workflow and creation time; follow `nextCursor` for more.
+   * Runs newest first, by state, workflow, creation time and parent run; follow `nextCursor` for more.
    *
-   * @throws ValidationError when `workflow` is not well-formed text (U+0000, a lone surrogate)
+   * @throws ValidationError when `workflow` is not well-formed text (U+0000, a lone surrogate),
+   *   or `parentRunId` is not a run id
    */
   async listRuns(query: RunQuery = {}): Promise<RunPage> {
     if (query.workflow !== undefined) parseLookupName(query.workflow, 'run query', 'workflow');
+    if (query.parentRunId !== undefined && !isUuid(query.parentRunId)) {
+      throw new ValidationError('run query', [
+        { path: 'parentRunId', message: `expected a run id, got ${JSON.stringify(query.parentRunId)}` },
+      ]);
+    }
     return this.store.listRuns(query);
+  }
+
+  /**
+   * Why a node is in its state and what would move it: the one reason it has not moved (its
+   * upstream nodes, a signal, a timer, a child run, a full `maxParallel`, a paused run, a backoff,
+   * a later schedule, no live worker for its kind), with what it waits on and until when. Read in
+   * one statement from the rows the engine acts on, by the database's clock. `node` is a node
+   * name, `node[index]` for an item task of a fan-out node, or a step id.
+   *
+   * @example
+   * ```ts
+   * const why = await client.explain(runId, 'ship');
+   * // { node: 'ship', state: 'pending', reason: 'dependencies', waitingOn: ['approval'], ... }
+   * ```
+   *
+   * @throws NotFoundError for an unknown run or node
+   * @throws ValidationError when `node` is not well-formed text
+   */
+  async explain(runId: string, node: string): Promise<NodeExplanation> {
+    const locator = parseNodeLocator(node);
+    if (!isUuid(runId)) throw new NotFoundError('run', String(runId));
+    const facts = await this.store.nodeFacts(runId, locator, this.workerLivenessMs);
+    if (facts === 'run') throw new NotFoundError('run', runId);
+    if (facts === 'node') throw new NotFoundError('node', `${node} of run ${runId}`);
+    return explainNode(facts);
   }
 
   /** A run's steps (nodes, then item tasks), with outputs. @throws NotFoundError for an unknown run. */

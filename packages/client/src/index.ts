@@ -18,7 +18,9 @@ export type { SubmitOptions, EnqueueOptions, RunOptions, SignalOptions } from '.
 export { MaxIdempotencyKeyLength, MaxSignalIdLength } from './options.js';
 export { RunHandle } from './run-handle.js';
 export { ExhaustedReasons, MaxExhaustedLimit } from './operator-queries.js';
+export type { NodeExplanation, ExplainReason } from '@cyclone/core';
 export type {
+  NodeLocator,
   RunQuery,
   RunPage,
   SignalReceipt,

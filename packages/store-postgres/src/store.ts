@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { RunStatus, StepEvent, StepStatus } from '@cyclone/core';
+import type { NodeFacts, RunStatus, StepEvent, StepStatus } from '@cyclone/core';
 import type {
   BackfillResult,
   ClaimRequest,
@@ -16,6 +16,7 @@ import type {
   FireDueSchedulesPass,
   FireDueSchedulesResult,
   HeldStep,
+  NodeLocator,
   RunPage,
   RunQuery,
   ScheduleFire,
@@ -58,6 +59,7 @@ import { resumeRun } from './operator/resume-run.js';
 import { retryRun } from './operator/retry-run.js';
 import { TerminalRunStates } from './operator/terminal-run-states.js';
 import { readEvents, readLeafOutputs, readNodeOutput, readSteps } from './reads/read-steps.js';
+import { readNodeFacts } from './reads/read-node-facts.js';
 import { readRun, readRunPage, readRuns } from './reads/read-runs.js';
 import { backfillSchedule } from './schedules/backfill-schedule.js';
 import { databaseNow } from './schedules/database-now.js';
@@ -270,6 +272,15 @@ export class PostgresStore implements CycloneStore {
   /** The outputs of a run's completed leaf nodes: its result. */
   leafOutputs(runId: string): Promise<{ node: string; output: unknown }[]> {
     return this.guard('leafOutputs', () => readLeafOutputs(this.exec, runId));
+  }
+
+  /** What `explainNode` decides from, for one step; `'run'` / `'node'` when unknown. */
+  nodeFacts(
+    runId: string,
+    locator: NodeLocator,
+    livenessMs: number,
+  ): Promise<NodeFacts | 'run' | 'node'> {
+    return this.guard('nodeFacts', () => readNodeFacts(this.exec, runId, locator, livenessMs));
   }
 
   /**

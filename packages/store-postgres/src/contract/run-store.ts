@@ -1,4 +1,4 @@
-import type { RunState, RunStatus, StepEvent, StepStatus } from '@cyclone/core';
+import type { NodeFacts, RunState, RunStatus, StepEvent, StepStatus } from '@cyclone/core';
 import type { NewRun } from '../submission/new-runs.js';
 import type { SignalDelivery, SignalReceipt } from '../waits/deliver-signal.js';
 import type { Queryable } from '../db/executor.js';
@@ -17,11 +17,21 @@ export interface RunQuery {
   readonly workflow?: string;
   readonly createdAfter?: Date;
   readonly createdBefore?: Date;
+  /** Only the child runs of this run. */
+  readonly parentRunId?: string;
   /** The `nextCursor` of the previous page. */
   readonly cursor?: string;
   /** @defaultValue 50 */
   readonly limit?: number;
 }
+
+/**
+ * Which step of a run {@link RunReads.nodeFacts} reads: by step id, or by node name (with the
+ * item index for an item task of a fan-out node).
+ */
+export type NodeLocator =
+  | { readonly stepId: string }
+  | { readonly node: string; readonly itemIndex?: number | null };
 
 /** One page of runs. */
 export interface RunPage {
@@ -65,4 +75,14 @@ export interface RunReads extends SchemaCheck {
   nodeOutput(runId: string, node: string): Promise<{ state: string; output: unknown } | undefined>;
   /** The outputs of a run's completed leaf nodes: its result. */
   leafOutputs(runId: string): Promise<{ node: string; output: unknown }[]>;
+  /**
+   * What `explainNode` (core) decides from, for one step, read in one statement by the
+   * database's clock: `'run'` for an unknown run, `'node'` for an unknown step. A worker counts as
+   * live when it refreshed its registration within `livenessMs`.
+   */
+  nodeFacts(
+    runId: string,
+    locator: NodeLocator,
+    livenessMs: number,
+  ): Promise<NodeFacts | 'run' | 'node'>;
 }

@@ -28,6 +28,7 @@ export async function readRunPage(db: Executor, query: RunQuery = {}): Promise<R
     workflow: query.workflow ?? null,
     createdAfter: query.createdAfter ?? null,
     createdBefore: query.createdBefore ?? null,
+    parentRunId: query.parentRunId ?? null,
     cursorAt: cursor?.createdAt ?? null,
     cursorId: cursor?.id ?? null,
     limit: limit + 1,
