@@ -1,0 +1,259 @@
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { NotFoundError, ValidationError, workflow } from '@cyclone/core';
+import { PostgresStore, runOfDefinition, runOfJob } from '@cyclone/store-postgres';
+import { expectEventsFollowTable, useTestDatabase } from '@cyclone/test-db';
+import { Client } from '../src/index.js';
+
+// Each reason is put in place by the engine's own operations: the client's submit, signal and
+// pause, and the store calls a worker and the scheduler make (claim, fail, complete, register).
+// Fan-out and child execution are not on this branch yet; the two tests named "(inserted rows)"
+// write the rows that execution will write, and are to be replaced by engine-driven ones.
+
+const db = useTestDatabase();
+let pool: pg.Pool;
+let client: Client;
+let engine: PostgresStore;
+let checked = 0;
+
+beforeAll(() => {
+  pool = new pg.Pool({ connectionString: db.url, max: 4 });
+  pool.on('error', () => undefined);
+  client = new Client({ pool });
+  engine = new PostgresStore({ pool });
+});
+afterEach(async () => {
+  checked = await expectEventsFollowTable(pool, checked);
+});
+afterAll(async () => {
+  await client.close();
+  await pool.end();
+});
+
+async function claimOne(kind: string, workerId = 'w-test') {
+  const [claimed] = await engine.claim({ kinds: [kind], limit: 1, workerId, leaseMs: 60_000 });
+  if (!claimed) throw new Error(`nothing of kind ${kind} to claim`);
+  return claimed;
+}
+
+async function rejection(work: Promise<unknown>): Promise<unknown> {
+  try {
+    await work;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('client.explain', () => {
+  it('ready: an available step of a kind a live worker serves', async () => {
+    await engine.registerWorker('w-ready', ['ex.ready']);
+    const { runId } = await client.enqueue('ex.ready', null);
+    expect(await client.explain(runId, 'ex.ready')).toMatchObject({
+      node: 'ex.ready',
+      state: 'available',
+      reason: 'ready',
+    });
+  });
+
+  it('no_worker: no live worker handles the kind', async () => {
+    await engine.registerWorker('w-other', ['ex.other']);
+    const { runId } = await client.enqueue('ex.nobody', null);
+    const why = await client.explain(runId, 'ex.nobody');
+    expect(why).toMatchObject({ reason: 'no_worker' });
+    expect(why.message).toContain('ex.nobody');
+  });
+
+  it('running: leased by the worker until the lease expiry; Retrying after a failed attempt', async () => {
+    const { runId } = await client.enqueue('ex.run', null, { maxAttempts: 3 });
+    const first = await claimOne('ex.run', 'w-run');
+    const running = await client.explain(runId, 'ex.run');
+    expect(running).toMatchObject({ state: 'running', reason: 'running', worker: 'w-run' });
+    expect(running.until).toBeInstanceOf(Date);
+    expect(running.label).toBeUndefined();
+    await engine.fail({
+      stepId: first.id,
+      claimToken: first.claimToken,
+      errorKind: 'retryable',
+      error: 'flaky',
+      panicStack: null,
+      attempts: 0,
+      maxAttempts: 3,
+      retryDelayMs: 0,
+    });
+    await claimOne('ex.run', 'w-run-2');
+    expect(await client.explain(runId, 'ex.run')).toMatchObject({
+      reason: 'running',
+      label: 'Retrying',
+      worker: 'w-run-2',
+    });
+  });
+
+  it('backoff: AwaitingRetry until the end of the backoff after attempt 1 failed', async () => {
+    const { runId } = await client.enqueue('ex.backoff', null, { maxAttempts: 3 });
+    const claimed = await claimOne('ex.backoff');
+    await engine.fail({
+      stepId: claimed.id,
+      claimToken: claimed.claimToken,
+      errorKind: 'retryable',
+      error: 'gateway timeout',
+      panicStack: null,
+      attempts: 0,
+      maxAttempts: 3,
+      retryDelayMs: 60_000,
+    });
+    const why = await client.explain(runId, 'ex.backoff');
+    expect(why).toMatchObject({ state: 'available', reason: 'backoff', label: 'AwaitingRetry' });
+    expect(why.until!.getTime()).toBeGreaterThan(Date.now() + 50_000);
+    expect(why.message).toContain('Attempt 1 of 3 failed (gateway timeout)');
+  });
+
+  it('scheduled: a job enqueued for later', async () => {
+    const { runId } = await client.enqueue('ex.later', null, { scheduledAt: '1h' });
+    const why = await client.explain(runId, 'ex.later');
+    expect(why).toMatchObject({ reason: 'scheduled' });
+    expect(why.until!.getTime()).toBeGreaterThan(Date.now() + 3_000_000);
+  });
+
+  it('dependencies: names the upstream nodes not completed', async () => {
+    const def = workflow('ex-deps')
+      .task('a', 'ex.deps.a')
+      .task('b', 'ex.deps.b')
+      .task('c', 'ex.deps.c', { dependsOn: ['a', 'b'] })
+      .build();
+    const { runId } = await client.submit(def, null);
+    const a = await claimOne('ex.deps.a');
+    await engine.complete([{ stepId: a.id, claimToken: a.claimToken, outputJson: 'null' }]);
+    expect(await client.explain(runId, 'c')).toMatchObject({
+      state: 'pending',
+      reason: 'dependencies',
+      waitingOn: ['b'],
+    });
+  });
+
+  it('signal: the signal names and the max wait deadline', async () => {
+    const def = workflow('ex-signal').waitSignal('approval', { signal: 'approved', maxWait: '2h' }).build();
+    const { runId } = await client.submit(def, null);
+    const why = await client.explain(runId, 'approval');
+    expect(why).toMatchObject({ state: 'waiting_signal', reason: 'signal', waitingOn: ['approved'] });
+    expect(why.until!.getTime()).toBeGreaterThan(Date.now() + 7_000_000);
+  });
+
+  it('timer: when it fires', async () => {
+    const def = workflow('ex-timer').waitTimer('cool-off', { waitFor: '10m' }).build();
+    const { runId } = await client.submit(def, null);
+    const why = await client.explain(runId, 'cool-off');
+    expect(why).toMatchObject({ state: 'waiting_timer', reason: 'timer' });
+    expect(why.until!.getTime()).toBeGreaterThan(Date.now() + 500_000);
+  });
+
+  it('paused: a step of a paused run', async () => {
+    const { runId } = await client.enqueue('ex.paused', null);
+    await client.run(runId).pause();
+    expect(await client.explain(runId, 'ex.paused')).toMatchObject({
+      state: 'paused',
+      reason: 'paused',
+    });
+  });
+
+  it('terminal: a completed step', async () => {
+    const { runId } = await client.enqueue('ex.done', null);
+    const claimed = await claimOne('ex.done');
+    await engine.complete([{ stepId: claimed.id, claimToken: claimed.claimToken, outputJson: '1' }]);
+    expect(await client.explain(runId, 'ex.done')).toMatchObject({
+      state: 'completed',
+      reason: 'terminal',
+    });
+  });
+
+  it('max_parallel (inserted rows): the item tasks holding the places of a full limit', async () => {
+    const def = workflow('ex-fan')
+      .task('list', 'ex.fan.list')
+      .fanOut('pack', 'ex.fan.pack', { from: 'list', maxParallel: 2 })
+      .build();
+    const run = runOfDefinition(def, 'null');
+    await engine.submit([run]);
+    const list = await claimOne('ex.fan.list');
+    await engine.complete([{ stepId: list.id, claimToken: list.claimToken, outputJson: '[1,2,3,4]' }]);
+    const fan = run.steps.find((s) => s.node === 'pack')!;
+    // What fan-out expansion writes: one item task per element, available up to the limit.
+    await pool.query(
+      `INSERT INTO cyclone_steps (id, run_id, node, node_type, kind, state, parent_step_id,
+                                  item_index, item, max_attempts)
+       SELECT gen_random_uuid(), $1, 'pack', 'item', 'ex.fan.pack',
+              CASE WHEN i < 2 THEN 'available' ELSE 'pending' END, $2, i, to_jsonb(i + 1), 3
+       FROM generate_series(0, 3) i`,
+      [run.id, fan.id],
+    );
+    await pool.query(
+      `UPDATE cyclone_steps SET state = 'running', claimed_by = 'w-pack',
+         lease_expires_at = now() + interval '1 minute'
+       WHERE parent_step_id = $1 AND item_index = 0`,
+      [fan.id],
+    );
+    expect(await client.explain(run.id, 'pack[3]')).toMatchObject({
+      node: 'pack[3]',
+      state: 'pending',
+      reason: 'max_parallel',
+      waitingOn: ['pack[0]', 'pack[1]'],
+    });
+    expect(await client.explain(run.id, 'pack[0]')).toMatchObject({
+      reason: 'running',
+      worker: 'w-pack',
+    });
+    const node = await client.explain(run.id, 'pack');
+    expect(node).toMatchObject({
+      state: 'pending',
+      reason: 'dependencies',
+      waitingOn: ['pack[0]', 'pack[1]', 'pack[2]', 'pack[3]'],
+    });
+    expect(node.message).toContain('2 wait for a place under maxParallel 2');
+  });
+
+  it('child (inserted rows): the child run and its state', async () => {
+    const def = workflow('ex-parent').child('invoice', { workflow: 'ex-invoice' }).build();
+    const parent = runOfDefinition(def, 'null');
+    await engine.submit([parent]);
+    const node = parent.steps[0]!;
+    expect(await client.explain(parent.id, 'invoice')).toMatchObject({
+      state: 'waiting_child',
+      reason: 'child',
+    });
+    // What child execution writes: the child run, linked both ways.
+    const child = runOfJob('ex.invoice', 'null', { parentRunId: parent.id, parentStepId: node.id });
+    await engine.submit([child]);
+    await pool.query('UPDATE cyclone_steps SET child_run_id = $1 WHERE id = $2', [child.id, node.id]);
+    const why = await client.explain(parent.id, 'invoice');
+    expect(why).toMatchObject({ reason: 'child', waitingOn: [child.id] });
+    expect(why.message).toContain(`${child.id} (running)`);
+    const page = await client.listRuns({ parentRunId: parent.id });
+    expect(page.runs.map((r) => r.id)).toEqual([child.id]);
+  });
+
+  it('finds a step by its id too', async () => {
+    const { runId } = await client.enqueue('ex.byid', null, { scheduledAt: '1h' });
+    const [step] = await client.listSteps(runId);
+    expect(await client.explain(runId, step!.id)).toMatchObject({
+      node: 'ex.byid',
+      reason: 'scheduled',
+    });
+  });
+
+  it('refuses an unknown run or node with NotFoundError, a bad node with ValidationError', async () => {
+    const { runId } = await client.enqueue('ex.known', null);
+    expect(await rejection(client.explain('00000000-0000-7000-8000-000000000000', 'x'))).toMatchObject(
+      { code: 'NOT_FOUND', entity: 'run' },
+    );
+    expect(await rejection(client.explain('not-a-run', 'x'))).toBeInstanceOf(NotFoundError);
+    expect(await rejection(client.explain(runId, 'nope'))).toMatchObject({
+      code: 'NOT_FOUND',
+      entity: 'node',
+    });
+    expect(await rejection(client.explain(runId, 'ex.known[2]'))).toBeInstanceOf(NotFoundError);
+    expect(await rejection(client.explain(runId, ''))).toBeInstanceOf(ValidationError);
+    expect(await rejection(client.explain(runId, 'a\u0000b'))).toBeInstanceOf(ValidationError);
+    expect(await rejection(client.listRuns({ parentRunId: 'nope' }))).toBeInstanceOf(
+      ValidationError,
+    );
+  });
+});
