@@ -3,21 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTestDatabase } from '@cyclone/test-db';
-import { main, type Output } from '../src/index.js';
+import { runMain } from './support/use-cli.js';
 
 // The commands read CYCLONE_DATABASE_URL; these tests name their database explicitly.
 delete process.env.CYCLONE_DATABASE_URL;
 
 const db = useTestDatabase();
-
-/** Runs the command and captures what it prints. */
-async function cyclone(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const output: Output = { out: (l) => out.push(l), err: (l) => err.push(l), isTTY: false };
-  const code = await main(argv, output);
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cyclone = (...argv: string[]) => runMain(argv);
 
 describe('cyclone dev', () => {
   it('runs the sample workflow on the given database, retrying the failed charge, and prints the result', async () => {
@@ -67,7 +59,9 @@ describe('inspecting runs', () => {
     await cyclone('dev', '--database-url', db.url);
     const list = await cyclone('runs', 'list', '--json', '--database-url', db.url);
     expect(list.code).toBe(0);
-    const runs = JSON.parse(list.out) as { id: string; state: string; workflow: string }[];
+    const { runs } = JSON.parse(list.out) as {
+      runs: { id: string; state: string; workflow: string }[];
+    };
     expect(runs[0]).toMatchObject({ state: 'completed', workflow: 'dev.order' });
     const runId = runs[0]!.id;
 

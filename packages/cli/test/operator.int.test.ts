@@ -1,39 +1,16 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { permanent, workflow } from '@cyclone/core';
-import { Client } from '@cyclone/client';
-import { useTestDatabase } from '@cyclone/test-db';
 import { Worker } from '@cyclone/worker';
 import { pino } from 'pino';
-import { main, type Output } from '../src/index.js';
+import { useCli } from './support/use-cli.js';
 
-delete process.env.CYCLONE_DATABASE_URL;
-
-const db = useTestDatabase();
-let pool: pg.Pool;
-let client: Client;
-
-beforeAll(() => {
-  pool = new pg.Pool({ connectionString: db.url, max: 4 });
-  client = new Client({ pool });
-});
-afterAll(async () => {
-  await client.close();
-  await pool.end();
-});
-
-async function cyclone(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const output: Output = { out: (l) => out.push(l), err: (l) => err.push(l), isTTY: false };
-  const code = await main([...argv, '--database-url', db.url], output);
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = useCli();
+const { cyclone } = cli;
 
 /** A failed run of one node, discarded permanently by a real worker. */
 async function failedRun(): Promise<string> {
   const worker = new Worker({
-    connectionString: db.url,
+    connectionString: cli.db.url,
     handlers: {
       'cli.boom': () => {
         throw permanent(new Error('no'));
@@ -44,11 +21,11 @@ async function failedRun(): Promise<string> {
   });
   await worker.start();
   try {
-    const { runId } = await client.submit(
+    const { runId } = await cli.client.submit(
       workflow('cli-op').task('boom', 'cli.boom').build(),
       null,
     );
-    await client.wait(runId, { timeout: '10s' });
+    await cli.client.wait(runId, { timeout: '10s' });
     return runId;
   } finally {
     await worker.stop({ timeout: '1s' });
@@ -57,7 +34,7 @@ async function failedRun(): Promise<string> {
 
 describe('operator commands', () => {
   it('pause, resume and cancel a run; a second cancel is refused with its reason (exit 1)', async () => {
-    const { runId } = await client.enqueue('cli.nobody', null);
+    const { runId } = await cli.client.enqueue('cli.nobody', null);
     expect((await cyclone('pause', runId)).out).toContain('now paused');
     const again = await cyclone('pause', runId, '--json');
     expect(again.code).toBe(1);
@@ -70,7 +47,7 @@ describe('operator commands', () => {
     const refused = await cyclone('cancel', runId);
     expect(refused.code).toBe(1);
     expect(refused.err).toContain('reason: terminal');
-    expect((await client.getRun(runId)).state).toBe('cancelled');
+    expect((await cli.client.getRun(runId)).state).toBe('cancelled');
   });
 
   it('exit 3 for an unknown run, 2 for bad usage', async () => {
@@ -93,6 +70,6 @@ describe('operator commands', () => {
     expect((await cyclone('retry', one, 'boom')).code).toBe(1);
     const redrive = await cyclone('dlq', 'redrive', '--reason', 'permanent', '--json');
     expect(JSON.parse(redrive.out)).toEqual({ retried: 1, runs: [two] });
-    expect((await client.getRun(two)).state).toBe('running');
+    expect((await cli.client.getRun(two)).state).toBe('running');
   });
 });

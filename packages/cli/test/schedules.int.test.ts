@@ -1,34 +1,12 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useTestDatabase } from '@cyclone/test-db';
-import { Client } from '@cyclone/client';
-import { main, type Output } from '../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { useCli } from './support/use-cli.js';
 
-delete process.env.CYCLONE_DATABASE_URL;
-const db = useTestDatabase();
-let pool: pg.Pool;
-let client: Client;
-
-beforeAll(() => {
-  pool = new pg.Pool({ connectionString: db.url, max: 2 });
-  client = new Client({ pool });
-});
-afterAll(async () => {
-  await client.close();
-  await pool.end();
-});
-
-async function cyclone(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const output: Output = { out: (l) => out.push(l), err: (l) => err.push(l), isTTY: false };
-  const code = await main([...argv, '--database-url', db.url], output);
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = useCli({ poolSize: 2 });
+const { cyclone } = cli;
 
 describe('cyclone schedules', () => {
   it('lists, pauses, resumes, backfills and shows a schedule, with --json', async () => {
-    await client.schedule({ id: 'cli-hourly', cron: '0 * * * *', kind: 'cli.job' });
+    await cli.client.schedule({ id: 'cli-hourly', cron: '0 * * * *', kind: 'cli.job' });
     const list = await cyclone('schedules', 'list', '--json');
     expect(list.code).toBe(0);
     expect(JSON.parse(list.out)).toMatchObject([{ id: 'cli-hourly', enabled: true }]);
@@ -37,7 +15,7 @@ describe('cyclone schedules', () => {
     expect((await cyclone('schedules', 'pause', 'cli-hourly')).out).toBe(
       'paused schedule cli-hourly',
     );
-    expect((await client.getSchedule('cli-hourly')).enabled).toBe(false);
+    expect((await cli.client.getSchedule('cli-hourly')).enabled).toBe(false);
     const resumed = await cyclone('schedules', 'resume', 'cli-hourly', '--json');
     expect(JSON.parse(resumed.out)).toMatchObject({ enabled: true });
 
@@ -68,7 +46,7 @@ describe('cyclone schedules', () => {
   it('exits 3 for an unknown schedule, 2 for a bad time, 1 for a refused backfill', async () => {
     expect((await cyclone('schedules', 'pause', 'nope')).code).toBe(3);
     expect((await cyclone('schedules', 'show', 'nope')).code).toBe(3);
-    await client.schedule({ id: 'cli-minute', cron: '* * * * *', kind: 'cli.job' });
+    await cli.client.schedule({ id: 'cli-minute', cron: '* * * * *', kind: 'cli.job' });
     const bad = await cyclone(
       'schedules',
       'backfill',

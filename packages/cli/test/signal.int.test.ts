@@ -1,35 +1,11 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { workflow } from '@cyclone/core';
-import { Client } from '@cyclone/client';
-import { expectEventsFollowTable, useTestDatabase } from '@cyclone/test-db';
-import { main, type Output } from '../src/index.js';
+import { useCli } from './support/use-cli.js';
 
-// The commands read CYCLONE_DATABASE_URL; these tests name their database explicitly.
-delete process.env.CYCLONE_DATABASE_URL;
-
-const db = useTestDatabase();
-let pool: pg.Pool;
-let client: Client;
-
-beforeAll(() => {
-  pool = new pg.Pool({ connectionString: db.url, max: 2 });
-  client = new Client({ pool });
-});
-afterAll(async () => {
-  await expectEventsFollowTable(pool, 0);
-  await client.close();
-  await pool.end();
-});
-
-/** Runs the command and captures what it prints. */
-async function cyclone(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const output: Output = { out: (l) => out.push(l), err: (l) => err.push(l), isTTY: false };
-  const code = await main(argv, output);
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = useCli({ poolSize: 2 });
+// These calls name their database themselves (a flag after the arguments).
+const cyclone = cli.bare;
+const db = cli.db;
 
 const waits = workflow('cli-waits')
   .waitN('votes', { signal: 'vote', n: 3, maxWait: '2h' })
@@ -38,7 +14,7 @@ const waits = workflow('cli-waits')
 
 describe('cyclone signal', () => {
   it('delivers a signal, shows what each wait waits for and how long is left, and delivers an id once', async () => {
-    const { runId } = await client.submit(waits);
+    const { runId } = await cli.client.submit(waits);
     const sent = await cyclone(
       'signal',
       runId,
@@ -82,7 +58,7 @@ describe('cyclone signal', () => {
       db.url,
     );
     expect(unknown.code).toBe(3);
-    const { runId } = await client.submit(
+    const { runId } = await cli.client.submit(
       workflow('cli-done').waitSignal('w', { signal: 's' }).build(),
     );
     expect((await cyclone('signal', runId, 's', '--database-url', db.url)).code).toBe(0);

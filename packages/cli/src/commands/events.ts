@@ -1,28 +1,36 @@
-import { UsageError } from '../cli-error.js';
+import { requiredArg } from '../command-arguments.js';
+import { eventLabels } from '../labels.js';
 import { table } from '../output.js';
+import { terminalWidth } from '../terminal.js';
 import type { CommandContext } from './context.js';
 import { withClient } from './with-client.js';
 
-/** `cyclone events RUN`: the run's history in order. */
+/**
+ * `cyclone events RUN`: the run's history in order, each event with its sub-state label
+ * (`AwaitingRetry`, `Retrying`, `Late`, `Crashed`, `TimedOut`); `--json` adds `label`.
+ */
 export async function eventsCommand(ctx: CommandContext): Promise<number> {
-  const runId = ctx.args[0];
-  if (!runId) throw new UsageError('events needs a run id');
+  const runId = requiredArg(ctx, 0, 'events', 'a run id');
   const events = await withClient(ctx, (client) => client.events(runId));
+  const labels = eventLabels(events);
   if (ctx.flags.json) {
-    ctx.output.out(JSON.stringify(events, null, 2));
+    const labelled = events.map((e, i) => (labels[i] ? { ...e, label: labels[i] } : e));
+    ctx.output.out(JSON.stringify(labelled, null, 2));
     return 0;
   }
   ctx.output.out(
     table(
-      ['at', 'node', 'type', 'from', 'to', 'error kind'],
-      events.map((e) => [
+      ['at', 'node', 'type', 'from', 'to', 'label', 'error kind'],
+      events.map((e, i) => [
         e.at.toISOString(),
         e.node ?? '(run)',
         e.type,
         e.from ?? '-',
         e.to ?? '-',
+        labels[i] ?? '-',
         e.errorKind ?? '-',
       ]),
+      { width: terminalWidth(), shrink: [1, 2] },
     ),
   );
   return 0;

@@ -1,0 +1,286 @@
+import type { CommandGroup, CommandSpec } from '../command-spec.js';
+import { devCommand } from './dev.js';
+import { dlqListCommand, dlqRedriveCommand } from './dlq.js';
+import { eventsCommand } from './events.js';
+import { explainCommand } from './explain.js';
+import { migrateCommand } from './migrate.js';
+import { cancelCommand, pauseCommand, resumeCommand, retryCommand } from './run-controls.js';
+import { runsListCommand } from './runs-list.js';
+import { runsShowCommand } from './runs-show.js';
+import { runsWatchCommand } from './runs-watch.js';
+import {
+  schedulesBackfillCommand,
+  schedulesListCommand,
+  schedulesShowCommand,
+  schedulesToggleCommand,
+} from './schedules.js';
+import { signalCommand } from './signal.js';
+import { stepsCommand } from './steps.js';
+import { workerCommand } from './worker.js';
+
+const RUN = '0193c1a2-7d3e-7000-8a1b-2f3c4d5e6f70';
+const run: readonly [string, string] = ['<run>', 'run id'];
+const schedule: readonly [string, string] = ['<id>', 'schedule id'];
+const reason = { flags: '--reason <kind>', description: 'retryable, permanent, deadline or reclaim_limit' };
+const workflow = { flags: '--workflow <name>', description: 'only steps of runs of this workflow' };
+
+/** A command that takes one run id and acts on the run (cancel, pause, resume). */
+function runControl(name: string, description: string, run_: CommandSpec['run']): CommandSpec {
+  return { name, description, arguments: [run], examples: [`cyclone ${name} ${RUN}`], run: run_ };
+}
+
+const runs: CommandGroup = {
+  name: 'runs',
+  description: 'list runs, show one as a graph, or watch one live',
+  commands: [
+    {
+      name: 'list',
+      description: 'list runs, newest first, one page at a time',
+      options: [
+        { flags: '--state <states>', description: 'only runs in these states (comma-separated)' },
+        { flags: '--workflow <name>', description: 'only runs of this workflow' },
+        {
+          flags: '--since <time>',
+          description: 'only runs created at or after this time (ISO 8601, or a duration ago: 1h)',
+        },
+        {
+          flags: '--until <time>',
+          description: 'only runs created before this time (ISO 8601, or a duration ago: 10m)',
+        },
+        { flags: '--parent <run>', description: 'only the child runs of this run' },
+        { flags: '--limit <n>', description: 'at most this many runs (1 to 1000)', default: '50' },
+        { flags: '--cursor <cursor>', description: 'the next page: the cursor a previous page printed' },
+      ],
+      json: 'print the page as JSON ({ runs, nextCursor })',
+      examples: [
+        'cyclone runs list',
+        'cyclone runs list --state failed,cancelled --workflow order --limit 20',
+        'cyclone runs list --since 1h --until 10m',
+        `cyclone runs list --parent ${RUN}`,
+        'cyclone runs list --limit 100 --cursor WyIyMDI2LTEy...',
+        'cyclone runs list --json | jq -r ".runs[].id"',
+      ],
+      run: runsListCommand,
+    },
+    {
+      name: 'show',
+      description: "show one run: its counters and its graph, each node's state, attempts, timing",
+      arguments: [run],
+      json: 'print the run with its steps as JSON',
+      examples: [`cyclone runs show ${RUN}`, `cyclone runs show ${RUN} --json`],
+      run: runsShowCommand,
+    },
+    {
+      name: 'watch',
+      description: 'follow a run live until it ends: exit 0 when it completed, 1 when it failed or was cancelled',
+      arguments: [run],
+      options: [
+        {
+          flags: '--interval <duration>',
+          description: 'how often to look when no notification came',
+          default: '500ms',
+        },
+      ],
+      json: 'print one JSON line per change',
+      examples: [`cyclone runs watch ${RUN}`, `cyclone runs watch ${RUN} --json | jq .type`],
+      run: runsWatchCommand,
+    },
+  ],
+};
+
+const dlq: CommandGroup = {
+  name: 'dlq',
+  description: 'the dead-letter queue: discarded steps',
+  commands: [
+    {
+      name: 'list',
+      description: 'list discarded steps, newest first',
+      options: [
+        reason,
+        workflow,
+        { flags: '--limit <n>', description: 'at most this many steps', default: '50' },
+      ],
+      examples: ['cyclone dlq list --reason deadline', 'cyclone dlq list --json'],
+      run: dlqListCommand,
+    },
+    {
+      name: 'redrive',
+      description: 'retry every matching discarded step',
+      options: [
+        reason,
+        workflow,
+        { flags: '--before <time>', description: 'only steps discarded before this time (ISO 8601)' },
+        { flags: '--limit <n>', description: 'at most this many steps' },
+      ],
+      examples: [
+        'cyclone dlq redrive --reason reclaim_limit',
+        'cyclone dlq redrive --workflow order --before 2026-01-01T00:00:00Z',
+      ],
+      run: dlqRedriveCommand,
+    },
+  ],
+};
+
+const schedules: CommandGroup = {
+  name: 'schedules',
+  description: 'list, show, pause, resume or backfill cron schedules',
+  commands: [
+    {
+      name: 'list',
+      description: 'list schedules with their next run and failures',
+      examples: ['cyclone schedules list', 'cyclone schedules list --json'],
+      run: schedulesListCommand,
+    },
+    {
+      name: 'show',
+      description: 'show one schedule and its newest fires (Late: handled over 15 s after its tick)',
+      arguments: [schedule],
+      examples: ['cyclone schedules show nightly-report'],
+      run: schedulesShowCommand,
+    },
+    {
+      name: 'pause',
+      description: 'disable a schedule',
+      arguments: [schedule],
+      examples: ['cyclone schedules pause nightly-report'],
+      run: schedulesToggleCommand(false),
+    },
+    {
+      name: 'resume',
+      description: 'enable a schedule at its next tick (ticks passed while paused do not fire)',
+      arguments: [schedule],
+      examples: ['cyclone schedules resume nightly-report'],
+      run: schedulesToggleCommand(true),
+    },
+    {
+      name: 'backfill',
+      description: 'start one run for every past tick in [--from, --to) that has none',
+      arguments: [schedule],
+      options: [
+        { flags: '--from <time>', description: 'first tick included (ISO 8601)', required: true },
+        {
+          flags: '--to <time>',
+          description: 'end of the range, excluded (ISO 8601, not in the future)',
+          required: true,
+        },
+      ],
+      examples: [
+        'cyclone schedules backfill nightly-report --from 2026-03-01T00:00:00Z --to 2026-03-08T00:00:00Z',
+      ],
+      run: schedulesBackfillCommand,
+    },
+  ],
+};
+
+/** Every `cyclone` command, in the order `cyclone --help` lists them. */
+export const commandCatalogue: readonly (CommandSpec | CommandGroup)[] = [
+  {
+    name: 'dev',
+    description:
+      'start an embedded PostgreSQL, a worker and the scheduler, and run the sample workflow live',
+    options: [
+      {
+        flags: '--data-dir <dir>',
+        description: 'data folder of the embedded PostgreSQL',
+        default: '.cyclone/dev-db',
+      },
+      { flags: '--keep', description: 'keep the engine running after the sample run, until Ctrl-C' },
+    ],
+    json: 'print errors as JSON',
+    examples: [
+      'cyclone dev',
+      'cyclone dev --keep',
+      'cyclone dev --data-dir /tmp/cyclone-db',
+      'cyclone dev --database-url postgres://postgres@localhost:5432/app',
+    ],
+    run: devCommand,
+  },
+  {
+    name: 'migrate',
+    description: "apply Cyclone's migrations, or list applied and pending ones (--status)",
+    options: [{ flags: '--status', description: 'list applied and pending migrations; change nothing' }],
+    examples: [
+      'cyclone migrate --database-url postgres://postgres@localhost:5432/app',
+      'CYCLONE_DATABASE_URL=postgres://localhost/app cyclone migrate --status',
+    ],
+    run: migrateCommand,
+  },
+  runs,
+  {
+    name: 'steps',
+    description: "list a run's steps with their states and labels",
+    arguments: [run],
+    examples: [`cyclone steps ${RUN}`, `cyclone steps ${RUN} --json`],
+    run: stepsCommand,
+  },
+  {
+    name: 'explain',
+    description: 'say why a node is in its state and what would move it',
+    arguments: [run, ['<node>', 'node name, node[index] for an item task, or a step id']],
+    examples: [
+      `cyclone explain ${RUN} ship`,
+      `cyclone explain ${RUN} pack[3]`,
+      `cyclone explain ${RUN} charge --json`,
+    ],
+    run: explainCommand,
+  },
+  {
+    name: 'events',
+    description: "list a run's events in order, with their sub-state labels",
+    arguments: [run],
+    examples: [`cyclone events ${RUN}`, `cyclone events ${RUN} --json`],
+    run: eventsCommand,
+  },
+  {
+    name: 'signal',
+    description: 'send a signal to a run (kept until a node waits for it)',
+    arguments: [run, ['<name>', 'signal name'], ['[json]', 'the payload, as JSON (default null)']],
+    options: [{ flags: '--id <id>', description: 'signal id: the same id twice is delivered once' }],
+    json: 'print the receipt as JSON',
+    examples: [
+      `cyclone signal ${RUN} approved '{"by":"ann"}'`,
+      `cyclone signal ${RUN} vote '"yes"' --id vote-ann`,
+    ],
+    run: signalCommand,
+  },
+  runControl('cancel', 'cancel a running or paused run and its open steps', cancelCommand),
+  runControl('pause', 'pause a running run: nothing new starts until resume', pauseCommand),
+  runControl('resume', 'resume a paused run', resumeCommand),
+  {
+    name: 'retry',
+    description: 'retry a discarded node of a run, or every one with --all',
+    arguments: [run, ['[node]', 'node name or step id']],
+    options: [{ flags: '--all', description: 'retry every discarded node of the run' }],
+    examples: [`cyclone retry ${RUN} charge`, `cyclone retry ${RUN} --all`],
+    run: retryCommand,
+  },
+  dlq,
+  schedules,
+  {
+    name: 'worker',
+    description: 'run a worker process on the handlers a module exports',
+    options: [
+      {
+        flags: '--handlers <module>',
+        description: 'module exporting `handlers` (and optionally `workflows`)',
+        required: true,
+      },
+      { flags: '--concurrency <n>', description: 'steps executed at once', default: '10' },
+      { flags: '--scheduler', description: 'also run the scheduler in this process' },
+      {
+        flags: '--grace <duration>',
+        description: 'how long in-flight steps may finish at shutdown',
+        default: '10s',
+      },
+    ],
+    json: 'print the ready and stop lines as JSON',
+    examples: [
+      'cyclone worker --handlers ./dist/handlers.js',
+      'cyclone worker --handlers ./handlers.js --concurrency 20 --scheduler --grace 30s',
+    ],
+    more: `The module exports \`handlers\` (kind -> async function) and optionally \`workflows\`
+(built definitions, for child runs). SIGTERM or Ctrl-C stops claiming and lets in-flight steps
+finish for the grace period, then releases them; a second signal stops at once.`,
+    run: workerCommand,
+  },
+];

@@ -1,0 +1,49 @@
+import { requiredArg } from '../command-arguments.js';
+import { when } from '../output.js';
+import { runGraph } from '../run-graph.js';
+import { terminalWidth } from '../terminal.js';
+import type { CommandContext } from './context.js';
+import { withClient } from './with-client.js';
+import { waitingFor } from '../waiting.js';
+
+/**
+ * `cyclone runs show RUN`: the run and its counters, what its waiting nodes wait for, and its
+ * graph: every node in topological order with its state, attempts, error kind and timing.
+ * `--json` prints the run with its `steps`.
+ */
+export async function runsShowCommand(ctx: CommandContext): Promise<number> {
+  const runId = requiredArg(ctx, 0, 'runs show', 'a run id');
+  const { run, steps } = await withClient(ctx, async (client) => ({
+    run: await client.getRun(runId),
+    steps: await client.listSteps(runId),
+  }));
+  if (ctx.flags.json) {
+    ctx.output.out(JSON.stringify({ ...run, steps }, null, 2));
+    return 0;
+  }
+  const fields: [string, string][] = [
+    ['id', run.id],
+    ['workflow', run.workflow],
+    ['state', run.state],
+    ['error kind', run.errorKind ?? '-'],
+    ['error', (run.error ?? '-').split('\n')[0]!],
+    ['failed node', run.failedNode ?? '-'],
+    ['parent run', run.parentRunId ?? '-'],
+    ['failures', String(run.failureCount)],
+    ['reclaims', String(run.reclaimCount)],
+    ['created', when(run.createdAt)],
+    ['started', when(run.startedAt)],
+    ['ended', when(run.endedAt)],
+    ['run time', run.totalRunTimeMs === null ? '-' : `${run.totalRunTimeMs}ms`],
+  ];
+  // What the run waits for: each waiting node, its signals or timer, and the time it has left.
+  for (const step of steps) {
+    const waiting = waitingFor(step);
+    if (waiting) fields.push(['waiting', `${step.node}: ${waiting}`]);
+  }
+  for (const [k, v] of fields) ctx.output.out(`${k.padEnd(12)} ${v}`);
+  const done = steps.filter((s) => s.state === 'completed').length;
+  ctx.output.out(`\ngraph (${done}/${steps.length} steps completed)`);
+  ctx.output.out(runGraph(steps, terminalWidth()));
+  return 0;
+}
