@@ -74,7 +74,7 @@ export function runGraph(steps: readonly StepStatus[], width: number, now = Date
     ]);
     const items = steps.filter((s) => s.itemIndex !== null && s.node === node.node);
     if (node.nodeType === 'fan_out' && items.length > 0) {
-      rows.push([`${'  '.repeat(depth)}  ${itemSummary(items)}`, '', '', '', '', '']);
+      rows.push([`${'  '.repeat(depth)}· ${itemSummary(items)}`, '', '', '', '', '']);
     }
   }
   return table(['node', 'state', 'attempts', 'error kind', 'time', 'after'], rows, {

@@ -30,7 +30,7 @@ export async function eventsCommand(ctx: CommandContext): Promise<number> {
         labels[i] ?? '-',
         e.errorKind ?? '-',
       ]),
-      { width: terminalWidth(), shrink: [1, 2] },
+      { width: terminalWidth(), shrink: [1] },
     ),
   );
   return 0;

@@ -2,7 +2,7 @@ import { isRunState, type RunState, type RunStatus } from '@cyclone/core';
 import { isUuid } from '@cyclone/store-postgres';
 import { UsageError } from '../cli-error.js';
 import { integerOption, stringOption, timeOption } from '../command-arguments.js';
-import { table, when } from '../output.js';
+import { table } from '../output.js';
 import { terminalWidth } from '../terminal.js';
 import type { CommandContext } from './context.js';
 import { withClient } from './with-client.js';
@@ -26,7 +26,8 @@ function runRows(runs: readonly RunStatus[]): string[][] {
     r.workflow,
     r.state,
     r.errorKind ?? '-',
-    when(r.createdAt),
+    // To the second: the list is for finding a run, `runs show` has the exact times.
+    r.createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
     r.totalRunTimeMs === null ? '-' : `${r.totalRunTimeMs}ms`,
   ]);
 }
@@ -62,8 +63,10 @@ export async function runsListCommand(ctx: CommandContext): Promise<number> {
     return 0;
   }
   ctx.output.out(
+    // Only the workflow name is cut to fit: an id cut short is useless.
     table(['id', 'workflow', 'state', 'error kind', 'created', 'run time'], runRows(page.runs), {
       width: terminalWidth(),
+      shrink: [1],
     }),
   );
   if (page.nextCursor) ctx.output.out(`\nnext page: --cursor ${page.nextCursor}`);
