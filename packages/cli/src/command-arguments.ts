@@ -3,7 +3,12 @@ import { UsageError } from './cli-error.js';
 import type { CommandContext } from './commands/context.js';
 
 /** The positional argument at `index`, or a usage error saying what `command` needs. */
-export function requiredArg(ctx: CommandContext, index: number, command: string, what: string): string {
+export function requiredArg(
+  ctx: CommandContext,
+  index: number,
+  command: string,
+  what: string,
+): string {
   const value = ctx.args[index];
   if (!value) throw new UsageError(`${command} needs ${what}`);
   return value;
@@ -27,7 +32,9 @@ export function integerOption(
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!Number.isInteger(n) || n < min || n > max) {
-    throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+    throw new UsageError(
+      `${flag} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`,
+    );
   }
   return n;
 }

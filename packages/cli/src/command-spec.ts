@@ -55,7 +55,12 @@ function examples(lines: readonly string[]): string {
 }
 
 /** Registers `spec` under `parent`; `prefix` is its group (`runs `) for the dispatched name. */
-export function addCommand(parent: Command, spec: CommandSpec, action: ActionOf, prefix = ''): void {
+export function addCommand(
+  parent: Command,
+  spec: CommandSpec,
+  action: ActionOf,
+  prefix = '',
+): void {
   const command = parent.command(spec.name).description(spec.description);
   for (const [name, help] of spec.arguments ?? []) command.argument(name, help);
   for (const option of spec.options ?? []) {

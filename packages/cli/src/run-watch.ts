@@ -35,7 +35,10 @@ export function watchBlock(run: RunStatus, steps: readonly StepStatus[], width: 
       const items = steps.filter((s) => s.itemIndex !== null && s.node === n.node);
       const itemsDone = items.filter((s) => s.state === 'completed').length;
       const extra = items.length > 0 ? `  items ${itemsDone}/${items.length}` : '';
-      return fit(`  ${n.node.padEnd(nameWidth)}  ${n.state}${label ? ` (${label})` : ''}${extra}`, width);
+      return fit(
+        `  ${n.node.padEnd(nameWidth)}  ${n.state}${label ? ` (${label})` : ''}${extra}`,
+        width,
+      );
     }),
   ];
 }
@@ -74,7 +77,11 @@ class Wake {
  * notification can be missed, and most transitions notify nothing), and prints a view whenever
  * the run's history grew: redrawn in place on a terminal, one JSON line per event under `json`.
  */
-export async function watchRun(client: Client, runId: string, options: WatchOptions): Promise<RunStatus> {
+export async function watchRun(
+  client: Client,
+  runId: string,
+  options: WatchOptions,
+): Promise<RunStatus> {
   const { output } = options;
   await client.getRun(runId); // NotFoundError before anything is printed
   const wake = new Wake();

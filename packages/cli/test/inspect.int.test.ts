@@ -82,7 +82,17 @@ describe('cyclone runs list', () => {
     expect(first.out).toContain(ids[2]);
     const cursor = /next page: --cursor (\S+)/.exec(first.out)?.[1];
     expect(cursor).toBeDefined();
-    const second = await cyclone('runs', 'list', '--workflow', 'cli.page', '--limit', '2', '--cursor', cursor!, '--json');
+    const second = await cyclone(
+      'runs',
+      'list',
+      '--workflow',
+      'cli.page',
+      '--limit',
+      '2',
+      '--cursor',
+      cursor!,
+      '--json',
+    );
     const page = JSON.parse(second.out) as { runs: { id: string }[]; nextCursor?: string };
     expect(page.runs.map((r) => r.id)).toEqual([ids[0]]);
     expect(page.nextCursor).toBeUndefined();
@@ -148,9 +158,13 @@ describe('cyclone runs watch and events', () => {
       expect(changes.at(-1)).toMatchObject({ type: 'run_completed', runState: 'completed' });
 
       const events = await cyclone('events', runId);
-      expect(events.out).toMatch(/step_retry_scheduled\s+running\s+available\s+AwaitingRetry\s+retryable/);
+      expect(events.out).toMatch(
+        /step_retry_scheduled\s+running\s+available\s+AwaitingRetry\s+retryable/,
+      );
       expect(events.out).toMatch(/step_started\s+available\s+running\s+Retrying/);
-      const json = JSON.parse((await cyclone('events', runId, '--json')).out) as { label?: string }[];
+      const json = JSON.parse((await cyclone('events', runId, '--json')).out) as {
+        label?: string;
+      }[];
       expect(json.map((e) => e.label).filter(Boolean)).toEqual(['AwaitingRetry', 'Retrying']);
     } finally {
       await stop();

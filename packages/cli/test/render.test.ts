@@ -61,7 +61,12 @@ describe('runGraph', () => {
   it('orders nodes by depth, then declaration, and counts a fan-out node’s items', () => {
     const steps = [
       step('d', { dependsOn: ['b', 'c'] }),
-      step('a', { state: 'completed', attempts: 1, startedAt: t0, endedAt: new Date(t0.getTime() + 1500) }),
+      step('a', {
+        state: 'completed',
+        attempts: 1,
+        startedAt: t0,
+        endedAt: new Date(t0.getTime() + 1500),
+      }),
       step('b', { dependsOn: ['a'], nodeType: 'fan_out' }),
       step('c', { dependsOn: ['a'] }),
       step('b', { nodeType: 'item', itemIndex: 0, state: 'completed' }),
@@ -119,13 +124,19 @@ describe('watch view', () => {
 describe('eventLabels', () => {
   it('labels a scheduled retry, a later attempt, a late start, a reclaim and a lapse', () => {
     const ready = event('step_ready', { to: 'available', at: t0 });
-    const late = event('step_started', { at: new Date(t0.getTime() + 20_000), detail: { attempt: 1 } });
+    const late = event('step_started', {
+      at: new Date(t0.getTime() + 20_000),
+      detail: { attempt: 1 },
+    });
     const retry = event('step_retry_scheduled', {
       to: 'available',
       at: new Date(t0.getTime() + 21_000),
       detail: { attempt: 1, delayMs: 30_000 },
     });
-    const again = event('step_started', { at: new Date(t0.getTime() + 52_000), detail: { attempt: 2 } });
+    const again = event('step_started', {
+      at: new Date(t0.getTime() + 52_000),
+      detail: { attempt: 2 },
+    });
     expect(
       eventLabels([
         ready,

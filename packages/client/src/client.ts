@@ -261,7 +261,10 @@ export class Client extends ScheduleControls {
     if (query.workflow !== undefined) parseLookupName(query.workflow, 'run query', 'workflow');
     if (query.parentRunId !== undefined && !isUuid(query.parentRunId)) {
       throw new ValidationError('run query', [
-        { path: 'parentRunId', message: `expected a run id, got ${JSON.stringify(query.parentRunId)}` },
+        {
+          path: 'parentRunId',
+          message: `expected a run id, got ${JSON.stringify(query.parentRunId)}`,
+        },
       ]);
     }
     return this.store.listRuns(query);

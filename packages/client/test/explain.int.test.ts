@@ -132,10 +132,16 @@ describe('client.explain', () => {
   });
 
   it('signal: the signal names and the max wait deadline', async () => {
-    const def = workflow('ex-signal').waitSignal('approval', { signal: 'approved', maxWait: '2h' }).build();
+    const def = workflow('ex-signal')
+      .waitSignal('approval', { signal: 'approved', maxWait: '2h' })
+      .build();
     const { runId } = await client.submit(def, null);
     const why = await client.explain(runId, 'approval');
-    expect(why).toMatchObject({ state: 'waiting_signal', reason: 'signal', waitingOn: ['approved'] });
+    expect(why).toMatchObject({
+      state: 'waiting_signal',
+      reason: 'signal',
+      waitingOn: ['approved'],
+    });
     expect(why.until!.getTime()).toBeGreaterThan(Date.now() + 7_000_000);
   });
 
@@ -159,7 +165,9 @@ describe('client.explain', () => {
   it('terminal: a completed step', async () => {
     const { runId } = await client.enqueue('ex.done', null);
     const claimed = await claimOne('ex.done');
-    await engine.complete([{ stepId: claimed.id, claimToken: claimed.claimToken, outputJson: '1' }]);
+    await engine.complete([
+      { stepId: claimed.id, claimToken: claimed.claimToken, outputJson: '1' },
+    ]);
     expect(await client.explain(runId, 'ex.done')).toMatchObject({
       state: 'completed',
       reason: 'terminal',
@@ -174,7 +182,9 @@ describe('client.explain', () => {
     const run = runOfDefinition(def, 'null');
     await engine.submit([run]);
     const list = await claimOne('ex.fan.list');
-    await engine.complete([{ stepId: list.id, claimToken: list.claimToken, outputJson: '[1,2,3,4]' }]);
+    await engine.complete([
+      { stepId: list.id, claimToken: list.claimToken, outputJson: '[1,2,3,4]' },
+    ]);
     const fan = run.steps.find((s) => s.node === 'pack')!;
     // What fan-out expansion writes: one item task per element, available up to the limit.
     await pool.query(
@@ -222,7 +232,10 @@ describe('client.explain', () => {
     // What child execution writes: the child run, linked both ways.
     const child = runOfJob('ex.invoice', 'null', { parentRunId: parent.id, parentStepId: node.id });
     await engine.submit([child]);
-    await pool.query('UPDATE cyclone_steps SET child_run_id = $1 WHERE id = $2', [child.id, node.id]);
+    await pool.query('UPDATE cyclone_steps SET child_run_id = $1 WHERE id = $2', [
+      child.id,
+      node.id,
+    ]);
     const why = await client.explain(parent.id, 'invoice');
     expect(why).toMatchObject({ reason: 'child', waitingOn: [child.id] });
     expect(why.message).toContain(`${child.id} (running)`);
@@ -241,9 +254,9 @@ describe('client.explain', () => {
 
   it('refuses an unknown run or node with NotFoundError, a bad node with ValidationError', async () => {
     const { runId } = await client.enqueue('ex.known', null);
-    expect(await rejection(client.explain('00000000-0000-7000-8000-000000000000', 'x'))).toMatchObject(
-      { code: 'NOT_FOUND', entity: 'run' },
-    );
+    expect(
+      await rejection(client.explain('00000000-0000-7000-8000-000000000000', 'x')),
+    ).toMatchObject({ code: 'NOT_FOUND', entity: 'run' });
     expect(await rejection(client.explain('not-a-run', 'x'))).toBeInstanceOf(NotFoundError);
     expect(await rejection(client.explain(runId, 'nope'))).toMatchObject({
       code: 'NOT_FOUND',

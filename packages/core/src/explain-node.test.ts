@@ -58,7 +58,10 @@ describe('explainNode', () => {
       reason: 'ready',
       label: 'Late',
     });
-    expect(explainNode(facts({ reclaims: 1 }))).toMatchObject({ reason: 'ready', label: 'Crashed' });
+    expect(explainNode(facts({ reclaims: 1 }))).toMatchObject({
+      reason: 'ready',
+      label: 'Crashed',
+    });
   });
 
   it('explains a running step with its worker, lease and the Retrying label after attempt 1', () => {
@@ -84,7 +87,12 @@ describe('explainNode', () => {
       label: 'TimedOut',
     });
     const discarded = explainNode(
-      facts({ state: 'discarded', errorKind: 'permanent', error: 'card declined\nstack', attempts: 1 }),
+      facts({
+        state: 'discarded',
+        errorKind: 'permanent',
+        error: 'card declined\nstack',
+        attempts: 1,
+      }),
     );
     expect(discarded.reason).toBe('terminal');
     expect(discarded.message).toContain('permanent: card declined');
@@ -192,7 +200,10 @@ describe('explainNode', () => {
         },
       ),
     );
-    expect(e).toMatchObject({ reason: 'dependencies', waitingOn: ['pack[0]', 'pack[2]', 'pack[3]', 'pack[4]'] });
+    expect(e).toMatchObject({
+      reason: 'dependencies',
+      waitingOn: ['pack[0]', 'pack[2]', 'pack[3]', 'pack[4]'],
+    });
     expect(e.message).toContain('4 of 5 not completed');
   });
 
@@ -200,8 +211,9 @@ describe('explainNode', () => {
     const run = { id: 'run-1', state: 'paused' as const, pausedAt: later(-5000) };
     expect(explainNode(facts({ state: 'paused' }, { run })).reason).toBe('paused');
     expect(
-      explainNode(facts({ state: 'pending' }, { run, upstream: [{ node: 'a', state: 'completed' }] }))
-        .reason,
+      explainNode(
+        facts({ state: 'pending' }, { run, upstream: [{ node: 'a', state: 'completed' }] }),
+      ).reason,
     ).toBe('paused');
     const waits = explainNode(facts({ state: 'paused', waitSignals: ['ok'] }, { run }));
     expect(waits.message).toContain('waiting_signal');
@@ -217,9 +229,7 @@ describe('explainNode', () => {
     );
     expect(e).toMatchObject({ reason: 'backoff', label: 'AwaitingRetry', until: end });
     expect(e.message).toContain('Attempt 1 of 3 failed (timeout)');
-    expect(
-      explainNode(facts({ errorKind: 'transient', scheduledAt: end })).reason,
-    ).toBe('backoff');
+    expect(explainNode(facts({ errorKind: 'transient', scheduledAt: end })).reason).toBe('backoff');
   });
 
   it('explains a delayed or snoozed step as scheduled', () => {

@@ -245,7 +245,9 @@ function waitingSignal(facts: NodeFacts): Explained {
   const { step, now } = facts;
   const names = [...(step.waitSignals ?? [])];
   const quorum =
-    step.waitN !== null && step.waitN > 1 ? ` (${step.waitGathered} of ${step.waitN} gathered)` : '';
+    step.waitN !== null && step.waitN > 1
+      ? ` (${step.waitGathered} of ${step.waitN} gathered)`
+      : '';
   const deadline = step.waitDeadlineAt;
   const lapse = !deadline
     ? ''

@@ -39,7 +39,9 @@ export const ExplainReason = {
 export type ExplainReason = (typeof ExplainReason)[keyof typeof ExplainReason];
 
 /** Every explanation reason, in declaration order. */
-export const EXPLAIN_REASONS: readonly ExplainReason[] = Object.freeze(Object.values(ExplainReason));
+export const EXPLAIN_REASONS: readonly ExplainReason[] = Object.freeze(
+  Object.values(ExplainReason),
+);
 
 /**
  * Why a node is in its state and what would move it: the answer of `client.explain(runId, node)`.

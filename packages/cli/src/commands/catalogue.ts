@@ -21,7 +21,10 @@ import { workerCommand } from './worker.js';
 const RUN = '0193c1a2-7d3e-7000-8a1b-2f3c4d5e6f70';
 const run: readonly [string, string] = ['<run>', 'run id'];
 const schedule: readonly [string, string] = ['<id>', 'schedule id'];
-const reason = { flags: '--reason <kind>', description: 'retryable, permanent, deadline or reclaim_limit' };
+const reason = {
+  flags: '--reason <kind>',
+  description: 'retryable, permanent, deadline or reclaim_limit',
+};
 const workflow = { flags: '--workflow <name>', description: 'only steps of runs of this workflow' };
 
 /** A command that takes one run id and acts on the run (cancel, pause, resume). */
@@ -49,7 +52,10 @@ const runs: CommandGroup = {
         },
         { flags: '--parent <run>', description: 'only the child runs of this run' },
         { flags: '--limit <n>', description: 'at most this many runs (1 to 1000)', default: '50' },
-        { flags: '--cursor <cursor>', description: 'the next page: the cursor a previous page printed' },
+        {
+          flags: '--cursor <cursor>',
+          description: 'the next page: the cursor a previous page printed',
+        },
       ],
       json: 'print the page as JSON ({ runs, nextCursor })',
       examples: [
@@ -72,7 +78,8 @@ const runs: CommandGroup = {
     },
     {
       name: 'watch',
-      description: 'follow a run live until it ends: exit 0 when it completed, 1 when it failed or was cancelled',
+      description:
+        'follow a run live until it ends: exit 0 when it completed, 1 when it failed or was cancelled',
       arguments: [run],
       options: [
         {
@@ -109,7 +116,10 @@ const dlq: CommandGroup = {
       options: [
         reason,
         workflow,
-        { flags: '--before <time>', description: 'only steps discarded before this time (ISO 8601)' },
+        {
+          flags: '--before <time>',
+          description: 'only steps discarded before this time (ISO 8601)',
+        },
         { flags: '--limit <n>', description: 'at most this many steps' },
       ],
       examples: [
@@ -133,7 +143,8 @@ const schedules: CommandGroup = {
     },
     {
       name: 'show',
-      description: 'show one schedule and its newest fires (Late: handled over 15 s after its tick)',
+      description:
+        'show one schedule and its newest fires (Late: handled over 15 s after its tick)',
       arguments: [schedule],
       examples: ['cyclone schedules show nightly-report'],
       run: schedulesShowCommand,
@@ -184,7 +195,10 @@ export const commandCatalogue: readonly (CommandSpec | CommandGroup)[] = [
         description: 'data folder of the embedded PostgreSQL',
         default: '.cyclone/dev-db',
       },
-      { flags: '--keep', description: 'keep the engine running after the sample run, until Ctrl-C' },
+      {
+        flags: '--keep',
+        description: 'keep the engine running after the sample run, until Ctrl-C',
+      },
     ],
     json: 'print errors as JSON',
     examples: [
@@ -198,7 +212,9 @@ export const commandCatalogue: readonly (CommandSpec | CommandGroup)[] = [
   {
     name: 'migrate',
     description: "apply Cyclone's migrations, or list applied and pending ones (--status)",
-    options: [{ flags: '--status', description: 'list applied and pending migrations; change nothing' }],
+    options: [
+      { flags: '--status', description: 'list applied and pending migrations; change nothing' },
+    ],
     examples: [
       'cyclone migrate --database-url postgres://postgres@localhost:5432/app',
       'CYCLONE_DATABASE_URL=postgres://localhost/app cyclone migrate --status',
@@ -235,7 +251,9 @@ export const commandCatalogue: readonly (CommandSpec | CommandGroup)[] = [
     name: 'signal',
     description: 'send a signal to a run (kept until a node waits for it)',
     arguments: [run, ['<name>', 'signal name'], ['[json]', 'the payload, as JSON (default null)']],
-    options: [{ flags: '--id <id>', description: 'signal id: the same id twice is delivered once' }],
+    options: [
+      { flags: '--id <id>', description: 'signal id: the same id twice is delivered once' },
+    ],
     json: 'print the receipt as JSON',
     examples: [
       `cyclone signal ${RUN} approved '{"by":"ann"}'`,

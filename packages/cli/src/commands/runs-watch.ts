@@ -14,7 +14,9 @@ export async function runsWatchCommand(ctx: CommandContext): Promise<number> {
   const runId = requiredArg(ctx, 0, 'runs watch', 'a run id');
   const interval = stringOption(ctx, 'interval') ?? '500ms';
   if (!isDuration(interval)) {
-    throw new UsageError(`--interval must be a duration (250ms, 1s), got ${JSON.stringify(interval)}`);
+    throw new UsageError(
+      `--interval must be a duration (250ms, 1s), got ${JSON.stringify(interval)}`,
+    );
   }
   const intervalMs = Math.max(50, toMilliseconds(interval, '--interval'));
   const run = await withClient(ctx, (client) =>
@@ -27,7 +29,9 @@ export async function runsWatchCommand(ctx: CommandContext): Promise<number> {
   );
   if (run.state === RunState.Completed) return 0;
   if (!ctx.flags.json) {
-    const why = run.errorKind ? ` (${run.errorKind}${run.failedNode ? ` in ${run.failedNode}` : ''})` : '';
+    const why = run.errorKind
+      ? ` (${run.errorKind}${run.failedNode ? ` in ${run.failedNode}` : ''})`
+      : '';
     ctx.output.err(`cyclone runs watch: run ${run.id} ended ${run.state}${why}`);
   }
   return 1;

@@ -30,8 +30,7 @@ export interface RunQuery {
  * item index for an item task of a fan-out node).
  */
 export type NodeLocator =
-  | { readonly stepId: string }
-  | { readonly node: string; readonly itemIndex?: number | null };
+  { readonly stepId: string } | { readonly node: string; readonly itemIndex?: number | null };
 
 /** One page of runs. */
 export interface RunPage {
