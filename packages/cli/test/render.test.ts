@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { Client } from '@cyclone/client';
 import type { RunStatus, StepEvent, StepStatus } from '@cyclone/core';
 import { eventLabels } from '../src/labels.js';
 import { table } from '../src/output.js';
 import { nodeDepths, runGraph } from '../src/run-graph.js';
-import { progressLine, watchBlock } from '../src/run-watch.js';
+import { progressLine, watchBlock, watchRun } from '../src/run-watch.js';
 import { wrap } from '../src/terminal.js';
 
 const t0 = new Date('2026-12-01T12:00:00.000Z');
@@ -154,5 +155,34 @@ describe('eventLabels', () => {
 describe('wrap', () => {
   it('breaks at spaces within the width', () => {
     expect(wrap('one two three four', 9)).toEqual(['one two', 'three', 'four']);
+  });
+});
+
+describe('watchRun on a terminal', () => {
+  it('redraws the view in place and stops when the run ends', async () => {
+    const states = ['running', 'completed'] as const;
+    let look = 0;
+    const fake = {
+      getRun: () => Promise.resolve({ id: 'r1', workflow: 'wf', state: states[Math.min(look, 1)] }),
+      events: () => {
+        look += 1;
+        return Promise.resolve([event('step_completed', { id: look })]);
+      },
+      listSteps: () => Promise.resolve([step('a', { state: look > 1 ? 'completed' : 'running' })]),
+      store: { subscribe: () => Promise.reject(new Error('no notifications')) },
+    };
+    const lines: string[] = [];
+    const output = { out: (l: string) => lines.push(l), err: () => undefined, isTTY: true };
+    const run = await watchRun(fake as unknown as Client, 'r1', {
+      output,
+      json: false,
+      width: 60,
+      intervalMs: 10,
+    });
+    expect(run.state).toBe('completed');
+    expect(lines[0]).toBe('run r1  wf  running');
+    // The second view starts by moving up over the first one's three lines and clearing them.
+    expect(lines[3]).toBe('\u001b[3F\u001b[Jrun r1  wf  completed');
+    expect(lines.at(-1)).toBe('  a     completed');
   });
 });

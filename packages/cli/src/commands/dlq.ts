@@ -1,6 +1,7 @@
 import type { ExhaustedReason } from '@cyclone/client';
 import { UsageError } from '../cli-error.js';
 import { table } from '../output.js';
+import { terminalWidth } from '../terminal.js';
 import type { CommandContext } from './context.js';
 import { withClient } from './with-client.js';
 
@@ -54,6 +55,7 @@ export async function dlqListCommand(ctx: CommandContext): Promise<number> {
         s.endedAt.toISOString(),
         (s.error ?? '-').split('\n')[0]!.slice(0, 60),
       ]),
+      { width: terminalWidth(), shrink: [7] },
     ),
   );
   return 0;

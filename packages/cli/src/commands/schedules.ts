@@ -2,6 +2,7 @@ import type { ScheduleFire, ScheduleStatus } from '@cyclone/client';
 import { StepLabel } from '@cyclone/core';
 import { UsageError } from '../cli-error.js';
 import { table } from '../output.js';
+import { terminalWidth } from '../terminal.js';
 import type { CommandContext } from './context.js';
 import { withClient } from './with-client.js';
 
@@ -42,6 +43,7 @@ export async function schedulesListCommand(ctx: CommandContext): Promise<number>
         at(s.nextRunAt),
         String(s.consecutiveFailures),
       ]),
+      { width: terminalWidth(), shrink: [1] },
     ),
   );
   return 0;
@@ -77,6 +79,7 @@ export async function schedulesShowCommand(ctx: CommandContext): Promise<number>
     table(
       ['fire at', 'outcome', 'label', 'run', 'error'],
       fires.map((f) => [at(f.fireAt), f.outcome, fireLabel(f), f.runId ?? '-', f.error ?? '-']),
+      { width: terminalWidth(), shrink: [4] },
     ),
   );
   return 0;

@@ -1,6 +1,7 @@
 import { stepLabel } from '../labels.js';
 import { UsageError } from '../cli-error.js';
 import { table } from '../output.js';
+import { terminalWidth } from '../terminal.js';
 import type { CommandContext } from './context.js';
 import { withClient } from './with-client.js';
 import { waitingFor } from '../waiting.js';
@@ -41,6 +42,7 @@ export async function stepsCommand(ctx: CommandContext): Promise<number> {
         s.errorKind ?? '-',
         (s.error ?? '-').split('\n')[0]!.slice(0, 80),
       ]),
+      { width: terminalWidth(), shrink: [8] },
     ),
   );
   return 0;
