@@ -1,4 +1,5 @@
-import type { ErrorKind, RunState, StepState } from '@cyclone/core';
+import { StepState, WorkflowNodeType, type RunState } from '@cyclone/core';
+import type { StepRecord } from '../db/rows.js';
 import type { Executor } from '../db/executor.js';
 import { defineStatement } from '../db/statement.js';
 
@@ -12,36 +13,53 @@ export interface GetNodeFactsParams {
   livenessMs: number;
   /** The most item indexes listed as unfinished. */
   listLimit: number;
+  /** The node type whose items it counts itself, and the item states that count. */
+  fanOutType: string;
+  holdingStates: readonly string[];
+  pendingState: string;
+  completedState: string;
 }
 
+/** The constants {@link getNodeFacts} binds: what holds a place, what is done. */
+export const NodeFactsConstants = {
+  fanOutType: WorkflowNodeType.FanOut,
+  // A paused item task keeps its place in the limit (the state reference's fan-out rows).
+  holdingStates: [StepState.Available, StepState.Running, StepState.Paused],
+  pendingState: StepState.Pending,
+  completedState: StepState.Completed,
+} as const;
+
 /** What the statement returns: the run, and the step's facts when the step exists. */
-export interface NodeFactsRow {
+export type NodeFactsRow = Pick<
+  StepRecord,
+  | 'node'
+  | 'node_type'
+  | 'kind'
+  | 'state'
+  | 'item_index'
+  | 'attempts'
+  | 'max_attempts'
+  | 'reclaims'
+  | 'error'
+  | 'error_kind'
+  | 'timed_out'
+  | 'scheduled_at'
+  | 'claimed_by'
+  | 'lease_expires_at'
+  | 'wait_signals'
+  | 'wait_n'
+  | 'wait_deadline_at'
+  | 'child_run_id'
+  | 'max_parallel'
+> & {
   now: Date;
   run_state: RunState;
   paused_at: Date | null;
+  /** Null when the run has no such step. */
   id: string | null;
-  node: string;
-  node_type: string;
-  kind: string | null;
-  state: StepState;
-  item_index: number | null;
-  attempts: number;
-  max_attempts: number;
-  reclaims: number;
-  error: string | null;
-  error_kind: ErrorKind | null;
-  timed_out: boolean;
-  scheduled_at: Date;
-  claimed_by: string | null;
-  lease_expires_at: Date | null;
-  wait_signals: string[] | null;
-  wait_n: number | null;
   wait_gathered: number;
-  wait_deadline_at: Date | null;
-  child_run_id: string | null;
   upstream: { node: string; state: StepState }[];
   fan_out_node: string | null;
-  max_parallel: number | null;
   items: number;
   holding: number[];
   items_pending: number;
@@ -50,7 +68,7 @@ export interface NodeFactsRow {
   child_state: RunState | null;
   live_workers: number;
   serving_workers: string[];
-}
+};
 
 /**
  * Everything `explainNode` decides from, in one statement so that it is one snapshot by one
@@ -90,15 +108,15 @@ LEFT JOIN LATERAL (
                   AND x.item_index IS NOT DISTINCT FROM ${p.itemIndex}::int END
 ) s ON true
 LEFT JOIN ${t.steps} f
-  ON f.id = CASE WHEN s.node_type = 'fan_out' THEN s.id ELSE s.parent_step_id END
+  ON f.id = CASE WHEN s.node_type = ${p.fanOutType}::text THEN s.id ELSE s.parent_step_id END
 LEFT JOIN LATERAL (
   SELECT count(*) AS total,
          array_agg(i.item_index ORDER BY i.item_index)
-           FILTER (WHERE i.state IN ('available', 'running', 'paused')) AS holding,
-         count(*) FILTER (WHERE i.state = 'pending') AS pending,
+           FILTER (WHERE i.state = ANY(${p.holdingStates}::text[])) AS holding,
+         count(*) FILTER (WHERE i.state = ${p.pendingState}::text) AS pending,
          (array_agg(i.item_index ORDER BY i.item_index)
-           FILTER (WHERE i.state NOT IN ('completed')))[1:${p.listLimit}::int] AS unfinished,
-         count(*) FILTER (WHERE i.state <> 'completed') AS unfinished_count
+           FILTER (WHERE i.state <> ${p.completedState}::text))[1:${p.listLimit}::int] AS unfinished,
+         count(*) FILTER (WHERE i.state <> ${p.completedState}::text) AS unfinished_count
   FROM ${t.steps} i WHERE f.id IS NOT NULL AND i.parent_step_id = f.id
 ) items ON true
 CROSS JOIN LATERAL (

@@ -1,7 +1,7 @@
 import type { NodeFacts } from '@cyclone/core';
 import type { NodeLocator } from '../contract/run-store.js';
 import type { Executor } from '../db/executor.js';
-import { getNodeFacts } from './get-node-facts.js';
+import { getNodeFacts, NodeFactsConstants } from './get-node-facts.js';
 
 /** Item indexes named in an explanation of a fan-out node, at most. */
 const ListedItems = 10;
@@ -23,6 +23,7 @@ export async function readNodeFacts(
     itemIndex: 'node' in locator ? (locator.itemIndex ?? null) : null,
     livenessMs,
     listLimit: ListedItems,
+    ...NodeFactsConstants,
   });
   if (!row) return 'run';
   if (row.id === null) return 'node';
