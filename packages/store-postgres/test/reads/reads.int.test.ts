@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { workflow } from '@cyclone/core';
-import { runOfDefinition } from '../../src/submission/new-runs.js';
+import { runOfDefinition, runOfJob } from '../../src/submission/new-runs.js';
 import { claimOne, useStore } from '../fixture.js';
 
 const fx = useStore();
@@ -78,5 +78,35 @@ describe('step and event reads', () => {
     ]);
     const later = await fx.store.listEvents(run.id, events[2]!.id);
     expect(later.map((e) => e.id)).toEqual(events.slice(3).map((e) => e.id));
+  });
+});
+
+describe('node facts and child runs', () => {
+  it('lists the child runs of a parent, and reads node facts by name, item form or step id', async () => {
+    const parent = await fx.job('read.parent');
+    const child = runOfJob('read.child', 'null', { parentRunId: parent.runId });
+    await fx.submit(child);
+    const page = await fx.store.listRuns({ parentRunId: parent.runId });
+    expect(page.runs.map((r) => [r.id, r.parentRunId])).toEqual([[child.id, parent.runId]]);
+
+    await fx.store.registerWorker('read-w', ['read.parent']);
+    const facts = await fx.store.nodeFacts(parent.runId, { node: 'read.parent' }, 30_000);
+    expect(facts).toMatchObject({
+      run: { id: parent.runId, state: 'running', pausedAt: null },
+      step: { id: parent.stepId, state: 'available', itemIndex: null, attempts: 0 },
+      upstream: [],
+      fanOut: null,
+      child: null,
+      workers: { live: 1, serving: ['read-w'] },
+    });
+    expect(await fx.store.nodeFacts(parent.runId, { stepId: parent.stepId }, 30_000)).toMatchObject(
+      { step: { node: 'read.parent' } },
+    );
+    expect(
+      await fx.store.nodeFacts(parent.runId, { node: 'read.parent', itemIndex: 0 }, 30_000),
+    ).toBe('node');
+    expect(
+      await fx.store.nodeFacts('00000000-0000-4000-8000-000000000000', { node: 'x' }, 30_000),
+    ).toBe('run');
   });
 });
