@@ -15,7 +15,14 @@ export interface RunStatus {
   readonly error: string | null;
   /** The node whose discard failed the run. */
   readonly failedNode: string | null;
+  /** For a child run: the run whose child node started it, and that node's step. */
   readonly parentRunId: string | null;
+  readonly parentStepId: string | null;
+  /**
+   * The runs this run's child nodes started, in node order. Filled by `client.getRun`; the listings
+   * (`listRuns`, `wait`) leave it out.
+   */
+  readonly children?: readonly ChildRunSummary[];
   readonly idempotencyKey: string | null;
   readonly deadlineAt: Date | null;
   /** Failed attempts over all steps (retryable and permanent failures). */
@@ -29,6 +36,18 @@ export interface RunStatus {
   readonly endedAt: Date | null;
   /** `endedAt - startedAt` in milliseconds, once both are known. */
   readonly totalRunTimeMs: number | null;
+}
+
+/** A child run as its parent's status shows it. */
+export interface ChildRunSummary {
+  /** The child run. */
+  readonly runId: string;
+  /** The parent's child node that started it. */
+  readonly node: string;
+  /** The parent node's step. */
+  readonly stepId: string;
+  /** The child run's state. */
+  readonly state: RunState;
 }
 
 /** What an operator can see of one step. Returned by `client.listSteps`. */
