@@ -127,6 +127,7 @@ export function createProgram(output: Output, dispatch: Dispatch): Command {
     .description('list runs, newest first')
     .option('--state <states>', 'only runs in these states (comma-separated)')
     .option('--workflow <name>', 'only runs of this workflow')
+    .option('--parent <run>', 'only the child runs of this run')
     .option('--limit <n>', 'at most this many runs', '50')
     .option('--json', 'print JSON')
     .addHelpText(
@@ -134,6 +135,7 @@ export function createProgram(output: Output, dispatch: Dispatch): Command {
       examples(
         'cyclone runs list',
         'cyclone runs list --state failed,cancelled --workflow order --limit 20',
+        'cyclone runs list --parent 0193c1a2-...',
         'cyclone runs list --json | jq -r ".[].id"',
       ),
     )

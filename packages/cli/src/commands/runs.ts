@@ -16,7 +16,7 @@ function runRows(runs: readonly RunStatus[]): string[][] {
   ]);
 }
 
-/** `cyclone runs list [--state S] [--workflow W] [--limit N]` */
+/** `cyclone runs list [--state S] [--workflow W] [--parent RUN] [--limit N]` */
 export async function runsListCommand(ctx: CommandContext): Promise<number> {
   const state = ctx.options.state;
   const states: RunState[] = [];
@@ -36,6 +36,7 @@ export async function runsListCommand(ctx: CommandContext): Promise<number> {
     client.listRuns({
       states,
       ...(typeof ctx.options.workflow === 'string' ? { workflow: ctx.options.workflow } : {}),
+      ...(typeof ctx.options.parent === 'string' ? { parentRunId: ctx.options.parent } : {}),
       limit,
     }),
   );
@@ -47,7 +48,10 @@ export async function runsListCommand(ctx: CommandContext): Promise<number> {
   return 0;
 }
 
-/** `cyclone runs show RUN`: the run, its counters, and what its waiting nodes wait for. */
+/**
+ * `cyclone runs show RUN`: the run, its counters, its parent and child runs, and what its waiting
+ * nodes wait for.
+ */
 export async function runsShowCommand(ctx: CommandContext): Promise<number> {
   const runId = ctx.args[0];
   if (!runId) throw new UsageError('runs show needs a run id');
@@ -66,6 +70,9 @@ export async function runsShowCommand(ctx: CommandContext): Promise<number> {
     ['error kind', run.errorKind ?? '-'],
     ['error', run.error ?? '-'],
     ['failed node', run.failedNode ?? '-'],
+    ...(run.parentRunId === null
+      ? []
+      : ([['parent', `${run.parentRunId} (step ${run.parentStepId ?? '-'})`]] as [string, string][])),
     ['failures', String(run.failureCount)],
     ['reclaims', String(run.reclaimCount)],
     ['created', when(run.createdAt)],
@@ -77,6 +84,10 @@ export async function runsShowCommand(ctx: CommandContext): Promise<number> {
   for (const step of steps) {
     const waiting = waitingFor(step);
     if (waiting) fields.push(['waiting', `${step.node}: ${waiting}`]);
+  }
+  // The runs its child nodes started.
+  for (const child of run.children ?? []) {
+    fields.push(['child', `${child.node}: ${child.runId} (${child.state})`]);
   }
   for (const [k, v] of fields) ctx.output.out(`${k.padEnd(12)} ${v}`);
   return 0;
