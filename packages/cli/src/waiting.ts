@@ -26,7 +26,9 @@ export function waitingFor(step: StepStatus): string | undefined {
   const left = step.waitRemainingMs === null ? '' : `, ${shortDuration(step.waitRemainingMs)} left`;
   if (step.state === 'waiting_timer') return `timer${left || ''}`;
   if (step.state === 'waiting_child') {
-    return step.childRunId === null ? `child run (starting)${left}` : `child run ${step.childRunId}${left}`;
+    return step.childRunId === null
+      ? `child run (starting)${left}`
+      : `child run ${step.childRunId}${left}`;
   }
   if (step.state !== 'waiting_signal') return undefined;
   const names = (step.waitSignals ?? []).join(' | ');

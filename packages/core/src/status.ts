@@ -74,6 +74,7 @@ export interface StepStatus {
   readonly dependsOn: readonly string[];
   /** Item tasks: the position in the fan-out list. */
   readonly itemIndex: number | null;
+  /** A child node: the child run it started (null before that, and for other nodes). */
   readonly childRunId: string | null;
   readonly scheduledAt: Date;
   readonly leaseExpiresAt: Date | null;
@@ -86,10 +87,14 @@ export interface StepStatus {
   readonly waitN: number | null;
   /** Signal waits: how many signals it has gathered so far. */
   readonly waitGathered: number;
-  /** Signal waits with a `maxWait`: when it lapses (a timer's fire time is `scheduledAt`). */
+  /**
+   * Signal waits and child nodes with a `maxWait`: when it lapses (a timer's fire time is
+   * `scheduledAt`).
+   */
   readonly waitDeadlineAt: Date | null;
   /**
-   * A waiting node's time left, by the database clock: to its timer, or to its max wait; null
+   * A waiting node's time left, by the database clock: to its timer, or to its max wait (signal
+   * waits and child nodes); null
    * when it is not waiting or waits without a limit.
    */
   readonly waitRemainingMs: number | null;

@@ -258,4 +258,7 @@ export const STEP_TRANSITIONS: readonly StepTransition[] = deepFreeze([
 ]);
 
 /** Every allowed run transition: the reference's Run State Transition Table, then Cyclone's decision rows. */
-export const RUN_TRANSITIONS: readonly RunTransition[] = deepFreeze([...RUN_TABLE, ...RUN_DECISIONS]);
+export const RUN_TRANSITIONS: readonly RunTransition[] = deepFreeze([
+  ...RUN_TABLE,
+  ...RUN_DECISIONS,
+]);

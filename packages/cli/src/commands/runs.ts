@@ -72,7 +72,10 @@ export async function runsShowCommand(ctx: CommandContext): Promise<number> {
     ['failed node', run.failedNode ?? '-'],
     ...(run.parentRunId === null
       ? []
-      : ([['parent', `${run.parentRunId} (step ${run.parentStepId ?? '-'})`]] as [string, string][])),
+      : ([['parent', `${run.parentRunId} (step ${run.parentStepId ?? '-'})`]] as [
+          string,
+          string,
+        ][])),
     ['failures', String(run.failureCount)],
     ['reclaims', String(run.reclaimCount)],
     ['created', when(run.createdAt)],

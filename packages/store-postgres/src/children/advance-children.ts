@@ -71,7 +71,12 @@ export async function advanceChildren(
   for (const step of waiting) {
     const node = parent?.nodes.get(step.node);
     if (!parent || !node) {
-      await discardChild(db, step.id, failChild, `node ${step.node} is not a child node of the run's definition`);
+      await discardChild(
+        db,
+        step.id,
+        failChild,
+        `node ${step.node} is not a child node of the run's definition`,
+      );
       moved = true;
       continue;
     }

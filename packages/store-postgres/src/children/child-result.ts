@@ -5,8 +5,7 @@ import { getNodeOutput } from '../reads/get-node-output.js';
 
 /** What a child run gives its parent's child node: an output, or why it gives none. */
 export type ChildResult =
-  | { readonly ok: true; readonly output: unknown }
-  | { readonly ok: false; readonly error: string };
+  { readonly ok: true; readonly output: unknown } | { readonly ok: false; readonly error: string };
 
 /** What the child node asks of its child run. */
 export interface ChildResultRequest {

@@ -23,13 +23,10 @@ async function childRunOf(e: Engine, runId: string, node: string): Promise<strin
 
 /** Waits until a run is in `state`. */
 async function runReaches(e: Engine, runId: string, state: string) {
-  return eventually(
-    async () => {
-      const row = await runRow(e, runId);
-      return row.state === state ? row : undefined;
-    },
-    `run ${runId} to be ${state}`,
-  );
+  return eventually(async () => {
+    const row = await runRow(e, runId);
+    return row.state === state ? row : undefined;
+  }, `run ${runId} to be ${state}`);
 }
 
 /** `type:from->to:trigger` of a node's events. */
@@ -109,14 +106,14 @@ describe('child nodes through a real worker', () => {
   });
 
   it('without a result node, completes with the child result as client.result returns it', async () => {
-    const child = workflow('ch-leaves')
-      .task('a', 'ch-leaves.a')
-      .task('b', 'ch-leaves.b')
-      .build();
+    const child = workflow('ch-leaves').task('a', 'ch-leaves.a').task('b', 'ch-leaves.b').build();
     const parent = workflow('ch-leaves-parent').child('kid', { workflow: 'ch-leaves' }).build();
     await engine.startWorker({
       workflows: [child],
-      handlers: { 'ch-leaves.a': () => Promise.resolve(1), 'ch-leaves.b': () => Promise.resolve(2) },
+      handlers: {
+        'ch-leaves.a': () => Promise.resolve(1),
+        'ch-leaves.b': () => Promise.resolve(2),
+      },
     });
     const { runId } = await engine.client.submit(parent, null);
     expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('completed');
@@ -269,7 +266,9 @@ describe('child nodes through a real worker', () => {
     const child = workflow('ch-cancel-child')
       .child('inner', { workflow: 'ch-cancel-grand' })
       .build();
-    const parent = workflow('ch-cancel-parent').child('kid', { workflow: 'ch-cancel-child' }).build();
+    const parent = workflow('ch-cancel-parent')
+      .child('kid', { workflow: 'ch-cancel-child' })
+      .build();
     await engine.store.registerWorkflows([child, grandchild]);
     const { runId } = await engine.client.submit(parent, null);
     const childRunId = await childRunOf(engine, runId, 'kid');
@@ -362,7 +361,9 @@ describe('child nodes through a real worker', () => {
       handlers: {
         'ch-retry.flaky': () => {
           calls += 1;
-          return calls === 1 ? Promise.reject(permanent(new Error('first'))) : Promise.resolve('ok');
+          return calls === 1
+            ? Promise.reject(permanent(new Error('first')))
+            : Promise.resolve('ok');
         },
         'ch-retry.after': () => Promise.resolve('after'),
       },
@@ -454,8 +455,18 @@ describe('child nodes through a real worker', () => {
     const status = await engine.client.getRun(runId);
     expect(status).toMatchObject({ parentRunId: null, parentStepId: null });
     expect(status.children).toEqual([
-      { runId: one, node: 'one', stepId: (await stepRow(engine, runId, 'one')).id, state: 'running' },
-      { runId: two, node: 'two', stepId: (await stepRow(engine, runId, 'two')).id, state: 'running' },
+      {
+        runId: one,
+        node: 'one',
+        stepId: (await stepRow(engine, runId, 'one')).id,
+        state: 'running',
+      },
+      {
+        runId: two,
+        node: 'two',
+        stepId: (await stepRow(engine, runId, 'two')).id,
+        state: 'running',
+      },
     ]);
     expect(await engine.client.getRun(one)).toMatchObject({
       parentRunId: runId,
