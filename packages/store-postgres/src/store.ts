@@ -76,6 +76,7 @@ import { settlePending } from './settlement/settle-pending.js';
 import type { NewRun } from './submission/new-runs.js';
 import { registerWorkflows } from './submission/register-workflows.js';
 import { submit } from './submission/submit.js';
+import { settleParentOf } from './children/settle-parent-of.js';
 import { startSubmittedChildren } from './children/start-submitted-children.js';
 import { deliverSignal } from './waits/deliver-signal.js';
 import { fireDueWaits } from './waits/fire-due-waits.js';
@@ -140,8 +141,11 @@ export class PostgresStore implements CycloneStore {
    * Delivers a signal to a run under its lock: stored (once per signal id), and consumed at once
    * by the first node that waits for its name, or kept until one does.
    */
-  signal(delivery: SignalDelivery): Promise<SignalReceipt> {
-    return this.guard('signal', () => deliverSignal(this.exec, delivery));
+  async signal(delivery: SignalDelivery): Promise<SignalReceipt> {
+    const receipt = await this.guard('signal', () => deliverSignal(this.exec, delivery));
+    // A signal that completed a child run: its parent's child node learns of it now.
+    if (receipt.consumedBy !== null) await settleParentOf(this.exec, delivery.runId);
+    return receipt;
   }
 
   /** Fires due timers and lapses due max waits, at most `limit` of each. */
@@ -325,6 +329,8 @@ export class PostgresStore implements CycloneStore {
   /** Resumes a paused run. @throws NotFoundError, NotPausedError */
   async resumeRun(runId: string): Promise<void> {
     await this.guard('resumeRun', () => resumeRun(this.exec, runId));
+    // A resume that ended a child run (what it applied completed the run) settles its parent.
+    await settleParentOf(this.exec, runId);
   }
 
   /** The DLQ: discarded steps newest first, by reason and workflow. @throws ValidationError for a bad cursor */

@@ -10,6 +10,7 @@ import { firedOutput, lapsedOutput } from './wait-outputs.js';
 import { fireTimer, lapseWait, SignalWaitTypes } from './wait-changes.js';
 import { ChildNodeTypes, lapseChild } from '../children/child-changes.js';
 import { lapseChildNode } from '../children/lapse-child-node.js';
+import { settleParentOf } from '../children/settle-parent-of.js';
 
 // The finder writes its states out for the partial indexes; they must be the changes' from-states.
 if (
@@ -58,9 +59,11 @@ export async function fireDueWaits(db: Executor, limit = 100): Promise<DueWaitsR
       continue;
     }
     const timer = sort === 'timer';
+    let runOfWait = '';
     const done = await db.transaction(async (tx) => {
       const run = await lockRunOfStep(tx, { stepId: id });
       if (!run) return false;
+      runOfWait = run.id;
       const how = timer ? fired : lapsed;
       const wait = await lockDueWait(tx, {
         stepId: id,
@@ -82,6 +85,8 @@ export async function fireDueWaits(db: Executor, limit = 100): Promise<DueWaitsR
     });
     if (done && timer) firedCount += 1;
     else if (done) lapsedCount += 1;
+    // A wait that completed a child run: its parent's child node learns of it now.
+    if (done) await settleParentOf(db, runOfWait);
   }
   return { fired: firedCount, lapsed: lapsedCount, childrenLapsed };
 }

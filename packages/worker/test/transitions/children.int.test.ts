@@ -442,6 +442,23 @@ describe('child nodes through a real worker', () => {
     );
   });
 
+  it('completes at once when a signal ends its child run, with no scanner involved', async () => {
+    const child = workflow('ch-signal-end').waitSignal('go', { signal: 'go' }).build();
+    const parent = workflow('ch-signal-end-parent')
+      .child('kid', { workflow: 'ch-signal-end', result: 'go' })
+      .build();
+    await engine.store.registerWorkflows([child]);
+    const { runId } = await engine.client.submit(parent, null);
+    const childRunId = await childRunOf(engine, runId, 'kid');
+    await engine.client.signal(childRunId, 'go', { ok: true });
+    // The signal's own call settled the parent: no settle-pending pass ran.
+    expect(await stepRow(engine, runId, 'kid')).toMatchObject({
+      state: 'completed',
+      output: { payload: { ok: true }, timedOut: false },
+    });
+    expect((await runRow(engine, runId)).state).toBe('completed');
+  });
+
   it('shows parent and children in getRun, and listRuns filters by parent', async () => {
     const child = waitingInvoice('ch-reads');
     const parent = workflow('ch-reads-parent')
