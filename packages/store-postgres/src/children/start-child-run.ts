@@ -9,7 +9,15 @@ import type { Executor } from '../db/executor.js';
 import { findStoredDefinition } from '../schedules/find-stored-definition.js';
 import { insertRuns, insertRunsParams } from '../submission/insert-runs.js';
 import { runOfDefinition } from '../submission/new-runs.js';
+import { countAncestors } from './count-ancestors.js';
 import { setChildRun } from './set-child-run.js';
+
+/**
+ * How deep child runs may nest: a child node of a run this many levels below a top-level run is
+ * discarded instead of starting another. Workflows that start each other (A starts B, B starts A)
+ * would otherwise start runs without end.
+ */
+export const MaxChildDepth = 32;
 
 /** What starting a child run did: the run it started, or why none could start. */
 export type StartedChild =
@@ -56,9 +64,17 @@ async function resolveChildWorkflow(
  * Starts the child run of a waiting child node through submission's insert (its run row with
  * `parent_run_id` / `parent_step_id`, its steps, its `run_submitted` event) and links the node to
  * it, in the caller's transaction under the parent's lock. A child run that has child nodes
- * waiting at once is written to the settlement outbox by the insert, and settled next.
+ * waiting at once is written to the settlement outbox by the insert, and settled next. A run
+ * nested {@link MaxChildDepth} levels deep starts none.
  */
 export async function startChildRun(db: Executor, start: ChildStart): Promise<StartedChild> {
+  const depth = await countAncestors(db, { runId: start.parentRunId, limit: MaxChildDepth });
+  if (depth >= MaxChildDepth) {
+    return {
+      ok: false,
+      error: `child runs nest ${MaxChildDepth} levels deep here: workflow ${start.node.workflow} is not started again (do these workflows start each other?)`,
+    };
+  }
   const resolved = await resolveChildWorkflow(db, start.node.workflow);
   if (!resolved.ok) return resolved;
   const run = runOfDefinition(resolved.definition, start.inputJson, {

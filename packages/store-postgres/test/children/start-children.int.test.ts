@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { workflow } from '@cyclone/core';
+import { MaxChildDepth } from '../../src/children/start-child-run.js';
 import { runOfDefinition } from '../../src/submission/new-runs.js';
 import { claimOne, useStore } from '../fixture.js';
 
@@ -102,5 +103,27 @@ describe('starting child runs', () => {
       [child],
     );
     expect(nodes.map((n) => n.node)).toEqual(['one']);
+  });
+
+  it('stops workflows that start each other at the nesting limit, and the failure climbs back up', async () => {
+    const ping = workflow('sc-ping').child('p', { workflow: 'sc-pong' }).build();
+    const pong = workflow('sc-pong').child('p', { workflow: 'sc-ping' }).build();
+    await fx.store.registerWorkflows([ping, pong]);
+    const top = runOfDefinition(ping, 'null');
+    await fx.store.submit([top]);
+    // Every level failed: the deepest node refused to start another run, and each parent's child
+    // node was discarded in turn (settle-pending finishes what one chain left over).
+    while ((await fx.store.settlePending()) > 0);
+    const runs = await fx.query<{ state: string }>(
+      "SELECT state FROM cyclone_runs WHERE workflow IN ('sc-ping', 'sc-pong')",
+    );
+    expect(runs).toHaveLength(MaxChildDepth + 1);
+    expect(new Set(runs.map((r) => r.state))).toEqual(new Set(['failed']));
+    const deepest = await fx.query<{ error: string }>(
+      `SELECT s.error FROM cyclone_steps s JOIN cyclone_runs r ON r.id = s.run_id
+       WHERE r.workflow IN ('sc-ping', 'sc-pong') AND s.child_run_id IS NULL`,
+    );
+    expect(deepest).toHaveLength(1);
+    expect(deepest[0]!.error).toContain(`nest ${MaxChildDepth} levels deep`);
   });
 });
