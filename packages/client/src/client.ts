@@ -244,7 +244,10 @@ export class Client extends ScheduleControls {
     return result.map((r) => ({ runId: r.runId, created: r.created }));
   }
 
-  /** A run's current status. @throws NotFoundError for an unknown id. */
+  /**
+   * A run's current status, with `parentRunId` / `parentStepId` for a child run and the runs its
+   * child nodes started (`children`: run id, node, state). @throws NotFoundError for an unknown id.
+   */
   async getRun(runId: string): Promise<RunStatus> {
     const run = isUuid(runId) ? await this.store.getRun(runId) : undefined;
     if (!run) throw new NotFoundError('run', runId);
@@ -252,7 +255,8 @@ export class Client extends ScheduleControls {
   }
 
   /**
-   * Runs newest first, by state, workflow, creation time and parent run; follow `nextCursor` for more.
+   * Runs newest first, by state, workflow, parent run (`parentRunId`: the child runs of that run)
+   * and creation time; follow `nextCursor` for more.
    *
    * @throws ValidationError when `workflow` is not well-formed text (U+0000, a lone surrogate),
    *   or `parentRunId` is not a run id

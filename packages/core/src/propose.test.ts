@@ -168,9 +168,10 @@ describe('proposeRun', () => {
   );
 
   it.each(
-    absentPairs(RUN_STATES, REFERENCE_RUN_ROWS).map(
-      ([from, to]) => [label(from), to, from] as const,
-    ),
+    absentPairs(RUN_STATES, REFERENCE_RUN_ROWS)
+      // The decision row that restarts a cancelled child run (decision 82).
+      .filter(([from, to]) => !(from === 'cancelled' && to === 'running'))
+      .map(([from, to]) => [label(from), to, from] as const),
   )('rejects run %s -> %s under every trigger', (_label, to, from) => {
     for (const trigger of RUN_TRIGGERS) {
       const proposal = proposeRun(from, to, trigger);
@@ -197,14 +198,17 @@ describe('proposeRun', () => {
     });
   });
 
-  it('lets only an operator retry reopen a failed run, and nothing reopen a completed or cancelled one', () => {
+  it('lets only an operator retry reopen a failed or cancelled run, and nothing reopen a completed one', () => {
     expect(proposeRun('failed', 'running', 'operator_retry').accepted).toBe(true);
     expect(proposeRun('completed', 'running', 'operator_retry')).toMatchObject({
       reason: 'terminal',
     });
+    // Only a child run takes this row, when its parent's child node is retried (decision 82).
     expect(proposeRun('cancelled', 'running', 'operator_retry')).toMatchObject({
-      reason: 'terminal',
+      accepted: true,
+      row: { source: 'decision' },
     });
+    expect(proposeRun('cancelled', 'running', 'resume')).toMatchObject({ reason: 'terminal' });
   });
 });
 

@@ -15,7 +15,14 @@ export interface RunStatus {
   readonly error: string | null;
   /** The node whose discard failed the run. */
   readonly failedNode: string | null;
+  /** For a child run: the run whose child node started it, and that node's step. */
   readonly parentRunId: string | null;
+  readonly parentStepId: string | null;
+  /**
+   * The runs this run's child nodes started, in node order. Filled by `client.getRun`; the listings
+   * (`listRuns`, `wait`) leave it out.
+   */
+  readonly children?: readonly ChildRunSummary[];
   readonly idempotencyKey: string | null;
   readonly deadlineAt: Date | null;
   /** Failed attempts over all steps (retryable and permanent failures). */
@@ -29,6 +36,18 @@ export interface RunStatus {
   readonly endedAt: Date | null;
   /** `endedAt - startedAt` in milliseconds, once both are known. */
   readonly totalRunTimeMs: number | null;
+}
+
+/** A child run as its parent's status shows it. */
+export interface ChildRunSummary {
+  /** The child run. */
+  readonly runId: string;
+  /** The parent's child node that started it. */
+  readonly node: string;
+  /** The parent node's step. */
+  readonly stepId: string;
+  /** The child run's state. */
+  readonly state: RunState;
 }
 
 /** What an operator can see of one step. Returned by `client.listSteps`. */
@@ -55,6 +74,7 @@ export interface StepStatus {
   readonly dependsOn: readonly string[];
   /** Item tasks: the position in the fan-out list. */
   readonly itemIndex: number | null;
+  /** A child node: the child run it started (null before that, and for other nodes). */
   readonly childRunId: string | null;
   readonly scheduledAt: Date;
   readonly leaseExpiresAt: Date | null;
@@ -67,10 +87,14 @@ export interface StepStatus {
   readonly waitN: number | null;
   /** Signal waits: how many signals it has gathered so far. */
   readonly waitGathered: number;
-  /** Signal waits with a `maxWait`: when it lapses (a timer's fire time is `scheduledAt`). */
+  /**
+   * Signal waits and child nodes with a `maxWait`: when it lapses (a timer's fire time is
+   * `scheduledAt`).
+   */
   readonly waitDeadlineAt: Date | null;
   /**
-   * A waiting node's time left, by the database clock: to its timer, or to its max wait; null
+   * A waiting node's time left, by the database clock: to its timer, or to its max wait (signal
+   * waits and child nodes); null
    * when it is not waiting or waits without a limit.
    */
   readonly waitRemainingMs: number | null;

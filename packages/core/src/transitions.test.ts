@@ -104,9 +104,14 @@ describe('the step transition table', () => {
 });
 
 describe('the run transition table', () => {
-  it('holds exactly the rows of the reference run table, all marked reference', () => {
-    expect(RUN_TRANSITIONS.map(keyOf).sort()).toEqual(sorted(REFERENCE_RUN_ROWS));
-    expect(RUN_TRANSITIONS.every((r) => r.source === 'reference' && r.table === 'run')).toBe(true);
+  it('holds exactly the rows of the reference run table marked reference, and one decision row', () => {
+    const reference = RUN_TRANSITIONS.filter((r) => r.source === 'reference');
+    expect(reference.map(keyOf).sort()).toEqual(sorted(REFERENCE_RUN_ROWS));
+    expect(RUN_TRANSITIONS.every((r) => r.table === 'run')).toBe(true);
+    // A cancelled child run starts again when its parent's child node is retried.
+    expect(RUN_TRANSITIONS.filter((r) => r.source === 'decision').map(keyOf)).toEqual([
+      keyOf({ table: 'run', from: 'cancelled', to: 'running', trigger: 'operator_retry' }),
+    ]);
   });
 
   it('uses only declared run triggers', () => {

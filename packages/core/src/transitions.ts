@@ -204,10 +204,12 @@ const STEP_DECISIONS = step('step', [
   { from: S.Cancelled, to: S.Pending, trigger: T.OperatorRetryReopen, nodeTypes: NODE_TYPES.filter((t) => t !== N.Child), description: 'client.retry / retryAll reopens a step that fail-fast or branch cancellation cancelled because of the retried discard', source: 'decision' },
 ]);
 
-type RunRowInput = Omit<RunTransition, 'source' | 'table'>;
+type RunRowInput = Omit<RunTransition, 'source' | 'table'> & {
+  readonly source?: TransitionSource;
+};
 
 function run(rows: readonly RunRowInput[]): RunTransition[] {
-  return rows.map((row) => ({ ...row, table: 'run', source: 'reference' }));
+  return rows.map((row) => ({ ...row, table: 'run', source: row.source ?? 'reference' }));
 }
 
 /** The reference's Run State Transition Table. */
@@ -224,6 +226,15 @@ const RUN_TABLE = run([
   { from: RunState.Paused, to: RunState.Completed, trigger: RunTrigger.Complete, description: 'A step in progress at the pause completed the last node, or a contained discard left no non-terminal step' },
   { from: RunState.Paused, to: RunState.Failed, trigger: RunTrigger.DiscardUncontained, description: 'A step in progress at the pause was discarded and CancelBranch did not contain it' },
   { from: RunState.Paused, to: RunState.Cancelled, trigger: RunTrigger.Cancel, description: 'client.cancel called' },
+]);
+
+/** Run rows Cyclone adds where the reference's run table is silent. Each one is listed as a decision. */
+// prettier-ignore
+const RUN_DECISIONS = run([
+  // The Child Nodes table says a retried child node reuses its child run and "a failed or cancelled
+  // child run starts again", but the run table has no way out of cancelled. Only a child run takes
+  // this row, when its parent's child node is retried; client.retry of a cancelled run is refused.
+  { from: RunState.Cancelled, to: RunState.Running, trigger: RunTrigger.OperatorRetry, description: "A cancelled child run starts again when its parent's child node is retried", source: 'decision' },
 ]);
 
 function deepFreeze<R extends object>(rows: readonly R[]): readonly R[] {
@@ -246,5 +257,8 @@ export const STEP_TRANSITIONS: readonly StepTransition[] = deepFreeze([
   ...STEP_DECISIONS,
 ]);
 
-/** Every allowed run transition: the reference's Run State Transition Table. */
-export const RUN_TRANSITIONS: readonly RunTransition[] = deepFreeze(RUN_TABLE);
+/** Every allowed run transition: the reference's Run State Transition Table, then Cyclone's decision rows. */
+export const RUN_TRANSITIONS: readonly RunTransition[] = deepFreeze([
+  ...RUN_TABLE,
+  ...RUN_DECISIONS,
+]);

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { pino, type Logger } from 'pino';
-import { toMilliseconds } from '@cyclone/core';
+import { toMilliseconds, type WorkflowDefinition } from '@cyclone/core';
 import { connectStore, type MaintenanceStore } from '@cyclone/store-postgres';
 import type { SchedulerOptions } from './options.js';
 import { DueWaitsScanner } from './scanners/due-waits.js';
@@ -41,6 +41,7 @@ export class Scheduler {
   private readonly closeConnection: () => Promise<void>;
   private readonly logger: Logger;
   private readonly intervalMs: number;
+  private readonly workflows: readonly WorkflowDefinition[];
   private readonly lastRun = new Map<Scanner, number>();
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
@@ -68,6 +69,7 @@ export class Scheduler {
     this.store = connection.store;
     this.closeConnection = connection.close;
     this.intervalMs = toMilliseconds(options.interval ?? '1s', 'interval');
+    this.workflows = options.workflows ?? [];
     this.scanners = this.buildScanners(options);
   }
 
@@ -121,6 +123,8 @@ export class Scheduler {
    */
   async start(): Promise<void> {
     await this.store.checkSchema();
+    // Child nodes start workflows by name, in whichever process settles them.
+    await this.store.registerWorkflows(this.workflows);
     this.stopped = false;
     await this.tick();
     this.timer = setInterval(() => {

@@ -1,5 +1,11 @@
 import type pg from 'pg';
-import type { NodeFacts, RunStatus, StepEvent, StepStatus } from '@cyclone/core';
+import type {
+  NodeFacts,
+  RunStatus,
+  StepEvent,
+  StepStatus,
+  WorkflowDefinition,
+} from '@cyclone/core';
 import type {
   BackfillResult,
   ClaimRequest,
@@ -72,10 +78,14 @@ import {
   resumeSchedule,
   upsertSchedule,
 } from './schedules/schedule-commands.js';
+import { settleChain } from './settlement/settle-chain.js';
 import { settleMarkedRun } from './settlement/settle-marked-run.js';
 import { settlePending } from './settlement/settle-pending.js';
 import type { NewRun } from './submission/new-runs.js';
+import { registerWorkflows } from './submission/register-workflows.js';
 import { submit } from './submission/submit.js';
+import { settleParentOf } from './children/settle-parent-of.js';
+import { startSubmittedChildren } from './children/start-submitted-children.js';
 import { deliverSignal } from './waits/deliver-signal.js';
 import { fireDueWaits } from './waits/fire-due-waits.js';
 
@@ -122,19 +132,28 @@ export class PostgresStore implements CycloneStore {
 
   /**
    * Inserts runs with all their steps in one statement, on the pool or on the caller's own
-   * transaction. A run whose idempotency key exists already is not inserted; its existing id is
-   * returned with `created: false`.
+   * transaction, then starts the child runs of child nodes that wait from the start. A run whose
+   * idempotency key exists already is not inserted; its existing id is returned with
+   * `created: false`.
    */
   submit(runs: readonly NewRun[], tx?: Queryable): Promise<SubmittedRun[]> {
-    return this.guard('submit', () => submit(tx ? this.exec.on(tx) : this.exec, runs));
+    return this.guard('submit', async () => {
+      const db = tx ? this.exec.on(tx) : this.exec;
+      const submitted = await submit(db, runs);
+      await startSubmittedChildren(db, runs, submitted, tx !== undefined);
+      return submitted;
+    });
   }
 
   /**
    * Delivers a signal to a run under its lock: stored (once per signal id), and consumed at once
    * by the first node that waits for its name, or kept until one does.
    */
-  signal(delivery: SignalDelivery): Promise<SignalReceipt> {
-    return this.guard('signal', () => deliverSignal(this.exec, delivery));
+  async signal(delivery: SignalDelivery): Promise<SignalReceipt> {
+    const receipt = await this.guard('signal', () => deliverSignal(this.exec, delivery));
+    // A signal that completed a child run: its parent's child node learns of it now.
+    if (receipt.consumedBy !== null) await settleParentOf(this.exec, delivery.runId);
+    return receipt;
   }
 
   /** Fires due timers and lapses due max waits, at most `limit` of each. */
@@ -189,7 +208,9 @@ export class PostgresStore implements CycloneStore {
   /** Settles runs one by one, each in its own transaction that also clears its settlement marker. */
   async settle(runIds: readonly string[]): Promise<void> {
     await this.guard('settle', async () => {
-      for (const runId of new Set(runIds)) await settleMarkedRun(this.exec, runId);
+      for (const runId of new Set(runIds)) {
+        await settleChain(this.exec, await settleMarkedRun(this.exec, runId));
+      }
     });
   }
 
@@ -224,6 +245,14 @@ export class PostgresStore implements CycloneStore {
   /** Registers (or refreshes) a live worker and the kinds it handles. */
   registerWorker(workerId: string, kinds: readonly string[]): Promise<void> {
     return this.guard('registerWorker', () => upsertWorker(this.exec, { workerId, kinds }));
+  }
+
+  /**
+   * Stores the workflow definitions a worker or scheduler was given, by name and hash, so that any
+   * process can start them as child runs or schedule fires (the newest registration wins).
+   */
+  registerWorkflows(definitions: readonly WorkflowDefinition[]): Promise<void> {
+    return this.guard('registerWorkflows', () => registerWorkflows(this.exec, definitions));
   }
 
   /** Forgets a stopped worker. */
@@ -288,18 +317,24 @@ export class PostgresStore implements CycloneStore {
    * the run, in one transaction. @throws NotFoundError, AlreadyTerminalError
    */
   async cancelRun(runId: string): Promise<void> {
-    await this.guard('cancelRun', () => cancelRun(this.exec, runId));
+    const cancelled = await this.guard('cancelRun', () => cancelRun(this.exec, runId));
+    // A cancelled child run discards its parent's child node: settle the parent now (the outbox
+    // holds it should this fail).
+    if (cancelled.parentRunId !== null) await settleChain(this.exec, [cancelled.parentRunId]);
   }
 
   /**
-   * Retries a discarded node (or every discard) of a run, reopening what its discard cancelled.
-   * @throws NotFoundError, NoExhaustedNodeError, AlreadyTerminalError, AlreadyPausedError
+   * Retries a discarded node (or every discard) of a run, reopening what its discard cancelled; a
+   * retried child node reuses its child run, which starts again when it failed or was cancelled.
+   * @throws NotFoundError, NoExhaustedNodeError, AlreadyTerminalError, AlreadyPausedError,
+   *   ChildNotRetryableError
    */
   async retryRun(
     runId: string,
     request: RetryRequest,
   ): Promise<{ retried: number; reopened: number }> {
     const done = await this.guard('retryRun', () => retryRun(this.exec, runId, request));
+    await settleChain(this.exec, done.followUps);
     return { retried: done.retried, reopened: done.reopened };
   }
 
@@ -311,6 +346,8 @@ export class PostgresStore implements CycloneStore {
   /** Resumes a paused run. @throws NotFoundError, NotPausedError */
   async resumeRun(runId: string): Promise<void> {
     await this.guard('resumeRun', () => resumeRun(this.exec, runId));
+    // A resume that ended a child run (what it applied completed the run) settles its parent.
+    await settleParentOf(this.exec, runId);
   }
 
   /** The DLQ: discarded steps newest first, by reason and workflow. @throws ValidationError for a bad cursor */

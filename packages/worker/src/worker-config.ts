@@ -1,4 +1,10 @@
-import { OutputBytes, toMilliseconds, ValidationError, type ValidationIssue } from '@cyclone/core';
+import {
+  OutputBytes,
+  toMilliseconds,
+  ValidationError,
+  type ValidationIssue,
+  type WorkflowDefinition,
+} from '@cyclone/core';
 import type { WorkerOptions } from './options.js';
 import type { Handler } from './step-context.js';
 
@@ -19,6 +25,8 @@ export interface WorkerConfig {
   /** The stop timeout of signal handling, in milliseconds; undefined when signals are not handled. */
   readonly signalStopMs: number | undefined;
   readonly random: () => number;
+  /** The workflows registered on the worker, stored at start so any process can start them as child runs. */
+  readonly workflows: readonly WorkflowDefinition[];
 }
 
 /**
@@ -92,5 +100,6 @@ export function resolveWorkerConfig(options: WorkerOptions): WorkerConfig {
             'handleSignals.timeout',
           ),
     random: options.random ?? Math.random,
+    workflows: options.workflows ?? [],
   };
 }

@@ -158,6 +158,8 @@ export class Worker {
     }
     await this.producer.listen((stepIds) => this.leaseKeeper.abortEnded(stepIds));
     await this.store.registerWorker(this.id, this.config.kinds);
+    // Child nodes (and schedules) start workflows by name, in whichever process settles them.
+    await this.store.registerWorkflows(this.config.workflows);
     this.registrationTimer = setInterval(() => {
       this.store.registerWorker(this.id, this.config.kinds).catch((error: unknown) => {
         this.logger.warn(

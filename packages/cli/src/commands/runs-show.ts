@@ -7,7 +7,8 @@ import { withClient } from './with-client.js';
 import { waitingFor } from '../waiting.js';
 
 /**
- * `cyclone runs show RUN`: the run and its counters, what its waiting nodes wait for, and its
+ * `cyclone runs show RUN`: the run and its counters, its parent and child runs, what its waiting
+ * nodes wait for, and its
  * graph: every node in topological order with its state, attempts, error kind and timing.
  * `--json` prints the run with its `steps`.
  */
@@ -28,7 +29,10 @@ export async function runsShowCommand(ctx: CommandContext): Promise<number> {
     ['error kind', run.errorKind ?? '-'],
     ['error', (run.error ?? '-').split('\n')[0]!],
     ['failed node', run.failedNode ?? '-'],
-    ['parent run', run.parentRunId ?? '-'],
+    [
+      'parent run',
+      run.parentRunId === null ? '-' : `${run.parentRunId} (step ${run.parentStepId ?? '-'})`,
+    ],
     ['failures', String(run.failureCount)],
     ['reclaims', String(run.reclaimCount)],
     ['created', when(run.createdAt)],
@@ -40,6 +44,10 @@ export async function runsShowCommand(ctx: CommandContext): Promise<number> {
   for (const step of steps) {
     const waiting = waitingFor(step);
     if (waiting) fields.push(['waiting', `${step.node}: ${waiting}`]);
+  }
+  // The runs its child nodes started.
+  for (const child of run.children ?? []) {
+    fields.push(['child', `${child.node}: ${child.runId} (${child.state})`]);
   }
   for (const [k, v] of fields) ctx.output.out(`${k.padEnd(12)} ${v}`);
   const done = steps.filter((s) => s.state === 'completed').length;

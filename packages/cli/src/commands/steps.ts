@@ -8,7 +8,7 @@ import { waitingFor } from '../waiting.js';
 
 /**
  * `cyclone steps RUN`: the run's steps with their states (database values), labels, and what each
- * waiting node waits for and how long it has left.
+ * waiting node waits for and how long it has left, and the child run of each child node.
  */
 export async function stepsCommand(ctx: CommandContext): Promise<number> {
   const runId = ctx.args[0];
@@ -28,6 +28,7 @@ export async function stepsCommand(ctx: CommandContext): Promise<number> {
         'attempts',
         'reclaims',
         'waiting for',
+        'child run',
         'error kind',
         'error',
       ],
@@ -39,6 +40,7 @@ export async function stepsCommand(ctx: CommandContext): Promise<number> {
         `${s.attempts}/${s.maxAttempts}`,
         String(s.reclaims),
         waitingFor(s) ?? '-',
+        s.childRunId ?? '-',
         s.errorKind ?? '-',
         (s.error ?? '-').split('\n')[0]!.slice(0, 80),
       ]),

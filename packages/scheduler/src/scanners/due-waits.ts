@@ -20,7 +20,9 @@ export class DueWaitsScanner implements Scanner {
 
   /** Fires the due timers and lapses the due max waits. */
   async runOnce(): Promise<void> {
-    const { fired, lapsed } = await this.store.fireDueWaits(this.batchSize);
-    if (fired > 0 || lapsed > 0) this.logger.info({ fired, lapsed }, 'settled due waits');
+    const { fired, lapsed, childrenLapsed } = await this.store.fireDueWaits(this.batchSize);
+    if (fired > 0 || lapsed > 0 || childrenLapsed > 0) {
+      this.logger.info({ fired, lapsed, childrenLapsed }, 'settled due waits');
+    }
   }
 }

@@ -1,3 +1,4 @@
+import type { WorkflowDefinition } from '@cyclone/core';
 import type { SchemaCheck } from './schema-check.js';
 import type { DueWaitsResult } from '../waits/fire-due-waits.js';
 
@@ -29,6 +30,11 @@ export interface MaintenanceStore extends SchemaCheck, ScheduleMaintenance {
   /** Gives up the named lease if `holder` has it. */
   resignLeadership(name: string, holder: string): Promise<void>;
   /**
+   * Stores workflow definitions by name and hash (the newest registration of a name wins), so that
+   * any process can start them as child runs or schedule fires.
+   */
+  registerWorkflows(definitions: readonly WorkflowDefinition[]): Promise<void>;
+  /**
    * The recovery sweep: steps whose lease expired go back to available (reclaims + 1, no attempt
    * charged, no backoff), or are discarded with `reclaim_limit` once reclaimed `maxReclaims`
    * times. Returns how many steps it moved.
@@ -48,7 +54,7 @@ export interface MaintenanceStore extends SchemaCheck, ScheduleMaintenance {
   settlePending(limit?: number): Promise<number>;
   /**
    * Fires due timers (`{ firedAt }`) and lapses due max waits (`timedOut: true`, a `wait_lapsed`
-   * event), at most `limit` of each, each wait settled in one transaction with its run's lock.
+   * event; a child node is discarded and its child run cancelled), at most `limit` of each, each wait settled in one transaction with its run's lock.
    */
   fireDueWaits(limit?: number): Promise<DueWaitsResult>;
   /**

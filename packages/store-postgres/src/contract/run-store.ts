@@ -15,10 +15,10 @@ export interface SubmittedRun {
 export interface RunQuery {
   readonly states?: readonly RunState[];
   readonly workflow?: string;
+  /** Only the child runs that this run's child nodes started. */
+  readonly parentRunId?: string;
   readonly createdAfter?: Date;
   readonly createdBefore?: Date;
-  /** Only the child runs of this run. */
-  readonly parentRunId?: string;
   /** The `nextCursor` of the previous page. */
   readonly cursor?: string;
   /** @defaultValue 50 */
@@ -60,7 +60,7 @@ export type { SignalDelivery, SignalReceipt } from '../waits/deliver-signal.js';
 
 /** Reads of runs, steps and events. None of them writes. */
 export interface RunReads extends SchemaCheck {
-  /** One run's status, or undefined for an unknown id. */
+  /** One run's status (with its child runs), or undefined for an unknown id. */
   getRun(runId: string): Promise<RunStatus | undefined>;
   /** The statuses of several runs (unknown ids are left out). */
   getRuns(runIds: readonly string[]): Promise<RunStatus[]>;

@@ -1,4 +1,4 @@
-import type { BackoffPolicy, ErrorKind } from '@cyclone/core';
+import type { BackoffPolicy, ErrorKind, WorkflowDefinition } from '@cyclone/core';
 import type { SchemaCheck } from './schema-check.js';
 
 /** What {@link WorkerStore.claim} needs. */
@@ -92,4 +92,9 @@ export interface WorkerStore extends SchemaCheck {
   registerWorker(workerId: string, kinds: readonly string[]): Promise<void>;
   /** Forgets a stopped worker. */
   deregisterWorker(workerId: string): Promise<void>;
+  /**
+   * Stores workflow definitions by name and hash (the newest registration of a name wins), so that
+   * any process can start them as child runs.
+   */
+  registerWorkflows(definitions: readonly WorkflowDefinition[]): Promise<void>;
 }

@@ -2,7 +2,7 @@ import { StepState, StepTrigger, stepChange } from '@cyclone/core';
 import type { Completion } from '../contract/worker-store.js';
 import type { Executor } from '../db/executor.js';
 import { singleFrom } from '../db/single-from.js';
-import { settleMarkedRun } from '../settlement/settle-marked-run.js';
+import { settleChain } from '../settlement/settle-chain.js';
 import { afterCompletion } from './after-completion.js';
 import { completeSteps, type CompleteStepsParams } from './complete-steps.js';
 
@@ -48,12 +48,7 @@ export async function completeAll(
     if (row.what === 'done' && row.id) accepted.add(row.id);
     else if (row.what === 'settle' && row.id) toSettle.add(row.id);
   }
-  for (const runId of toSettle) {
-    try {
-      await settleMarkedRun(db, runId);
-    } catch {
-      // Left in the outbox for settle-pending; the completions above stand either way.
-    }
-  }
+  // A settlement that fails is left in the outbox for settle-pending; the completions stand.
+  await settleChain(db, toSettle);
   return accepted;
 }

@@ -2,6 +2,7 @@ import type { StepChange } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
 import { singleFrom } from '../db/single-from.js';
 import { lockRunOfStep } from '../settlement/lock-run-of-step.js';
+import { settleChain } from '../settlement/settle-chain.js';
 import { settleRun } from '../settlement/settle-run.js';
 import { discardStep, type DiscardStepParams } from './discard-step.js';
 
@@ -41,18 +42,23 @@ export function discardParams(stepId: string, claimToken: string, p: Discard): D
  * Discards a running step, fenced by its claim, and settles its run (fail-fast or branch
  * cancellation, the run's new state), all in one transaction. False when fenced out.
  */
-export function discard(
+export async function discard(
   db: Executor,
   stepId: string,
   claimToken: string,
   p: Discard,
 ): Promise<boolean> {
-  return db.transaction(async (tx) => {
+  const followUps: string[] = [];
+  const done = await db.transaction(async (tx) => {
+    followUps.length = 0;
     const run = await lockRunOfStep(tx, { stepId });
     if (!run) return false;
     const gone = await discardStep(tx, discardParams(stepId, claimToken, p));
     if (gone.length === 0) return false;
-    await settleRun(tx, run.id);
+    followUps.push(...(await settleRun(tx, run.id)));
     return true;
   });
+  // A child run that failed wrote its parent to the outbox: its child node learns of it now.
+  await settleChain(db, followUps);
+  return done;
 }

@@ -13,6 +13,7 @@ import { moveRun } from '../operator/move-run.js';
 import { TerminalStepStates } from '../operator/terminal-step-states.js';
 import { lockRun } from '../settlement/lock-run.js';
 import { findExpiredRuns } from './find-expired-runs.js';
+import { cancelChildRuns } from '../children/cancel-child-runs.js';
 
 const discardForDeadline = stepChange(StepTrigger.RunDeadline, StepState.Exhausted);
 const failForDeadline = runChange(RunTrigger.RunDeadline, RunState.Failed);
@@ -23,7 +24,8 @@ export const RunDeadlineError = 'run deadline exceeded';
 /**
  * The run-deadline sweep: each running run past its deadline, in its own transaction that takes
  * the run's lock first, has every non-terminal step that is not paused discarded with error kind
- * `deadline` (running handlers are told to abort at once; completed steps stay completed) and
+ * `deadline` (running handlers are told to abort at once; completed steps stay completed; the runs
+ * of waiting child nodes are cancelled) and
  * fails once by `run_deadline`. A run that a writer moved meanwhile (paused, ended) is skipped.
  * Bounded by `limit` runs a pass; running it again does nothing more. Returns the runs it failed.
  */
@@ -33,7 +35,7 @@ export async function expireRunDeadlines(db: Executor, limit = 100): Promise<num
     const done = await db.transaction(async (tx) => {
       const run = await lockRun(tx, { runId: id });
       if (!run || !failForDeadline.from.includes(run.state)) return false;
-      await endRunSteps(tx, {
+      const ended = await endRunSteps(tx, {
         runId: id,
         toState: discardForDeadline.to,
         fromStates: discardForDeadline.from,
@@ -43,6 +45,8 @@ export async function expireRunDeadlines(db: Executor, limit = 100): Promise<num
         error: RunDeadlineError,
         runningState: StepState.Running,
       });
+      // A discarded child node's run is cancelled with it: the parent stopped waiting for it.
+      await cancelChildRuns(tx, ended);
       const moved = await moveRun(tx, {
         runId: id,
         toState: failForDeadline.to,

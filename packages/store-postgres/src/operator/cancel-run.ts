@@ -25,6 +25,8 @@ export interface CancelledRun {
   readonly steps: number;
   /** Child runs cancelled with their waiting child nodes (recursively). */
   readonly childRuns: readonly string[];
+  /** A cancelled child run's parent, written to the settlement outbox by the cancel. */
+  readonly parentRunId: string | null;
 }
 
 /**
@@ -55,7 +57,7 @@ async function cancelInTransaction(
   const run = await lockRun(tx, { runId });
   if (!run) throw new NotFoundError('run', runId);
   if (!refuseTerminal && !cancelRunChange.from.includes(run.state)) {
-    return { from: run.state, steps: 0, childRuns: [] };
+    return { from: run.state, steps: 0, childRuns: [], parentRunId: null };
   }
   assertRunMove(runId, run.state, cancelRunChange.to, cancelRunChange.trigger);
   const ended = await endRunSteps(tx, {
@@ -68,7 +70,7 @@ async function cancelInTransaction(
     error: null,
     runningState: StepState.Running,
   });
-  await moveRun(tx, {
+  const [moved] = await moveRun(tx, {
     runId,
     toState: cancelRunChange.to,
     fromStates: cancelRunChange.from,
@@ -90,5 +92,10 @@ async function cancelInTransaction(
     if (cancelRunChange.from.includes(child.from)) childRuns.push(step.child_run_id);
     childRuns.push(...child.childRuns);
   }
-  return { from: run.state, steps: ended.length, childRuns: [...new Set(childRuns)] };
+  return {
+    from: run.state,
+    steps: ended.length,
+    childRuns: [...new Set(childRuns)],
+    parentRunId: moved?.parent_run_id ?? null,
+  };
 }

@@ -27,12 +27,14 @@ export interface MovedRunRow {
   id: string;
   state: string;
   paused_ms: string | null;
+  /** A child run's parent, which a terminal move wrote to the settlement outbox. */
+  parent_run_id: string | null;
 }
 
 /**
  * Moves a run when its current state allows the change, recounts its open steps from the steps
  * written earlier in the transaction, and records the event. Runs inside the transaction that
- * holds the run's lock.
+ * holds the run's lock. A terminal move of a child run writes its parent to the settlement outbox.
  */
 const statement = defineStatement<MoveRunParams, MovedRunRow>(
   'move-run',
@@ -52,7 +54,13 @@ WITH previous AS (
       open_steps = (SELECT count(*) FROM ${t.steps} s
                     WHERE s.run_id = r.id AND s.state <> ALL(${p.terminalStepStates}::text[]))
   WHERE r.id = ${p.runId} AND r.state = ANY(${p.fromStates}::text[])
-  RETURNING r.id, r.state
+  RETURNING r.id, r.state, r.parent_run_id
+), parent_marked AS (
+  -- A child run that ends (cancelled, failed by its deadline) leaves work for its parent's child
+  -- node: the parent goes to the settlement outbox in this same statement.
+  INSERT INTO ${t.settlements} (run_id)
+  SELECT parent_run_id FROM changed WHERE ${p.terminal}::boolean AND parent_run_id IS NOT NULL
+  ON CONFLICT (run_id) DO NOTHING
 ), events AS (
   INSERT INTO ${t.events} (run_id, type, from_state, to_state, trigger, error_kind)
   SELECT c.id, ${p.eventType}::text, p.state, c.state, ${p.trigger}::text, ${p.errorKind}::text
@@ -60,7 +68,7 @@ WITH previous AS (
 ), notified AS (
   SELECT pg_notify('${Channels.runsEnded}', id::text) FROM changed WHERE ${p.terminal}::boolean
 )
-SELECT c.id, c.state,
+SELECT c.id, c.state, c.parent_run_id,
        (SELECT (extract(epoch FROM now() - p.paused_at) * 1000)::bigint FROM previous p) AS paused_ms,
        (SELECT count(*) FROM notified) AS notified
 FROM changed c

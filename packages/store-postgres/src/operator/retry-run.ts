@@ -20,12 +20,17 @@ import { loadRunNodes, type RunNodeRow } from '../settlement/load-run-nodes.js';
 import { lockRun } from '../settlement/lock-run.js';
 import { findCancelCauses } from './find-cancel-causes.js';
 import { moveRun } from './move-run.js';
-import { planRetry } from './plan-retry.js';
+import { planRetry, type RetryPlan } from './plan-retry.js';
 import { promoteReady } from './promote-ready.js';
 import { recountOpenSteps } from './recount-open-steps.js';
 import { reopenSteps } from './reopen-steps.js';
 import { retrySteps } from './retry-steps.js';
 import { TerminalStepStates } from './terminal-step-states.js';
+import { ChildNodeTypes, retryChild } from '../children/child-changes.js';
+import { childRunsToRestart } from '../children/child-runs-to-restart.js';
+import { retryChildNodes } from '../children/retry-child-nodes.js';
+import { clearSettlement } from '../settlement/clear-settlement.js';
+import { settleRun } from '../settlement/settle-run.js';
 
 const retryTask = stepChange(StepTrigger.OperatorRetry, StepState.Available);
 const reopen = stepChange(StepTrigger.OperatorRetryReopen, StepState.Pending, NodeType.Task);
@@ -34,97 +39,156 @@ const retryRunChange = runChange(RunTrigger.OperatorRetry, RunState.Running);
 const promote = stepChange(StepTrigger.Promote, StepState.Available, NodeType.Task);
 /** The node types whose discarded steps go straight back to `available`: those a worker runs. */
 const RetriedTypes: readonly string[] = [NodeType.Task, NodeType.Item];
+/** Every node type a retry takes: worker steps, and child nodes (`discarded -> pending`). */
+const RetriableTypes: readonly string[] = [...RetriedTypes, NodeType.Child];
 
-/** What a retry names: one node (by name or step id), every discard of the run, or step ids. */
+/**
+ * What a retry names: one node (by name or step id), every discard of the run, or step ids. A
+ * `restart` is a child run starting again because its parent's child node was retried: every
+ * discard retried and every cancelled step reopened, from `failed` or `cancelled`.
+ */
 export type RetryTarget =
-  { readonly node: string } | { readonly all: true } | { readonly stepIds: readonly string[] };
+  | { readonly node: string }
+  | { readonly all: true }
+  | { readonly stepIds: readonly string[] }
+  | { readonly restart: true };
 
 /** What {@link retryRun} did. */
 export interface RetriedRun {
-  /** Steps moved `discarded -> available`. */
+  /** Steps moved `discarded -> available` (or `pending`, for a child node). */
   readonly retried: number;
   /** Steps moved `cancelled -> pending`. */
   readonly reopened: number;
   /** The run's state before the retry. */
   readonly from: RunState;
+  /** Other runs the retry wrote to the settlement outbox, to settle once it committed. */
+  readonly followUps: readonly string[];
 }
 
 /**
  * Retries discarded steps of a run in one transaction that takes the run's lock first: each to
- * `available` (attempts kept, max attempts raised, reclaims reset, errors cleared), the steps a
- * fail-fast or branch cancellation cancelled because of them back to `pending` (and on to
- * `available` when their dependencies are complete), and a failed run back to `running` with its
- * open steps recounted.
+ * `available` (attempts kept, max attempts raised, reclaims reset, errors cleared) or, for a child
+ * node, to `pending` and on to `waiting_child` (its child run reused: started again when it failed
+ * or was cancelled), the steps a fail-fast or branch cancellation cancelled because of them back
+ * to `pending` (and on when their dependencies are complete), and a failed run back to `running`
+ * with its open steps recounted.
  *
  * @throws NotFoundError for an unknown run or node; NoExhaustedNodeError (with the rule's reason)
  *   for a node that is not discarded, a run with no discard, or a cancelled run;
- *   AlreadyTerminalError for a completed run; AlreadyPausedError for a paused run (resume first).
+ *   AlreadyTerminalError for a completed run; AlreadyPausedError for a paused run (resume first);
+ *   ChildNotRetryableError for a child node whose child run completed without a result for it.
  *   Nothing changes when it throws.
  */
 export function retryRun(db: Executor, runId: string, target: RetryTarget): Promise<RetriedRun> {
-  return db.transaction(async (tx) => {
-    const run = await lockRun(tx, { runId });
-    if (!run) throw new NotFoundError('run', runId);
-    const nodes = await loadRunNodes(tx, { runId });
+  return db.transaction((tx) => retryInTransaction(tx, runId, target));
+}
+
+/** {@link retryRun} inside the caller's transaction (a parent's retry restarting its child run). */
+async function retryInTransaction(
+  tx: Executor,
+  runId: string,
+  target: RetryTarget,
+): Promise<RetriedRun> {
+  const run = await lockRun(tx, { runId });
+  if (!run) throw new NotFoundError('run', runId);
+  const nodes = await loadRunNodes(tx, { runId });
+  const byName = new Map(nodes.map((n) => [n.node, n]));
+  const ids = (names: readonly string[]) => names.map((n) => byName.get(n)!.id);
+
+  let plan: RetryPlan;
+  if ('restart' in target) {
+    plan = {
+      retry: nodes
+        .filter((n) => n.state === StepState.Exhausted && RetriableTypes.includes(n.node_type))
+        .map((n) => n.node),
+      reopen: nodes.filter((n) => n.state === StepState.Cancelled).map((n) => n.node),
+    };
+  } else {
     const requested = requestedNodes(runId, nodes, target);
     assertRunRetryable(runId, run.state, 'node' in target ? target.node : undefined);
-
     const causes = new Map<string, string | null>();
     const nameOf = new Map(nodes.map((n) => [n.id, n.node]));
     for (const c of await findCancelCauses(tx, { runId, cancelledState: StepState.Cancelled })) {
       const name = nameOf.get(c.step_id);
       if (name !== undefined) causes.set(name, c.trigger);
     }
-    const plan = planRetry(nodes, causes, requested);
-    const byName = new Map(nodes.map((n) => [n.node, n]));
-    const ids = (names: readonly string[]) => names.map((n) => byName.get(n)!.id);
+    plan = planRetry(nodes, causes, requested);
+  }
 
-    const retried = await retrySteps(tx, {
-      runId,
-      stepIds: ids(plan.retry),
-      toState: retryTask.to,
-      fromStates: retryTask.from,
-      eventFrom: singleFrom(retryTask),
-      trigger: retryTask.trigger,
-      nodeTypes: RetriedTypes,
-      additionalAttempts: RetryAdditionalAttempts,
-    });
-    const reopened = await reopenSteps(tx, {
-      runId,
-      stepIds: ids(plan.reopen),
-      toState: reopenAny.to,
-      fromStates: reopenAny.from,
-      eventFrom: singleFrom(reopen),
-      trigger: reopenAny.trigger,
-      completedState: StepState.Completed,
-    });
-    if (run.state === RunState.Failed) {
-      await moveRun(tx, {
-        runId,
-        toState: retryRunChange.to,
-        fromStates: retryRunChange.from,
-        trigger: retryRunChange.trigger,
-        eventType: 'run_retried',
-        terminal: false,
-        pausing: false,
-        clearError: true,
-        errorKind: null,
-        error: null,
-        terminalStepStates: TerminalStepStates,
-      });
-    } else {
-      await recountOpenSteps(tx, { runId, terminalStepStates: TerminalStepStates });
-    }
-    await promoteReady(tx, {
-      runId,
-      toState: promote.to,
-      fromStates: promote.from,
-      eventFrom: singleFrom(promote),
-      trigger: promote.trigger,
-      taskType: NodeType.Task,
-    });
-    return { retried: retried.length, reopened: reopened.length, from: run.state };
+  // A retried or reopened child node reuses its child run: refused before anything is written
+  // when that run completed without a result for it, started again when it failed or was
+  // cancelled (child before the parent's own writes, under the parent's lock).
+  const childNodes = [...plan.retry, ...plan.reopen]
+    .map((name) => byName.get(name)!)
+    .filter((n) => n.node_type === NodeType.Child);
+  for (const childRunId of await childRunsToRestart(tx, runId, childNodes)) {
+    await retryInTransaction(tx, childRunId, { restart: true });
+  }
+
+  const retried = await retrySteps(tx, {
+    runId,
+    stepIds: ids(plan.retry),
+    toState: retryTask.to,
+    fromStates: retryTask.from,
+    eventFrom: singleFrom(retryTask),
+    trigger: retryTask.trigger,
+    nodeTypes: RetriedTypes,
+    additionalAttempts: RetryAdditionalAttempts,
   });
+  const retriedChildren = await retryChildNodes(tx, {
+    runId,
+    stepIds: ids(plan.retry),
+    toState: retryChild.to,
+    fromStates: retryChild.from,
+    eventFrom: singleFrom(retryChild),
+    trigger: retryChild.trigger,
+    nodeTypes: ChildNodeTypes,
+    completedState: StepState.Completed,
+  });
+  const reopened = await reopenSteps(tx, {
+    runId,
+    stepIds: ids(plan.reopen),
+    toState: reopenAny.to,
+    fromStates: reopenAny.from,
+    eventFrom: singleFrom(reopen),
+    trigger: reopenAny.trigger,
+    completedState: StepState.Completed,
+  });
+  if (run.state === RunState.Failed || run.state === RunState.Cancelled) {
+    await moveRun(tx, {
+      runId,
+      toState: retryRunChange.to,
+      fromStates: retryRunChange.from,
+      trigger: retryRunChange.trigger,
+      eventType: 'run_retried',
+      terminal: false,
+      pausing: false,
+      clearError: true,
+      errorKind: null,
+      error: null,
+      terminalStepStates: TerminalStepStates,
+    });
+  } else {
+    await recountOpenSteps(tx, { runId, terminalStepStates: TerminalStepStates });
+  }
+  await promoteReady(tx, {
+    runId,
+    toState: promote.to,
+    fromStates: promote.from,
+    eventFrom: singleFrom(promote),
+    trigger: promote.trigger,
+    taskType: NodeType.Task,
+  });
+  // Reopened child and wait nodes move on in the settlement, as they would have without the
+  // discard: a child node to waiting_child with its (restarted) child run.
+  const followUps = await settleRun(tx, runId);
+  await clearSettlement(tx, { runId });
+  return {
+    retried: retried.length + retriedChildren.length,
+    reopened: reopened.length,
+    from: run.state,
+    followUps,
+  };
 }
 
 /** The discarded node names the target names, or the operator error for a target that names none. */
@@ -143,7 +207,7 @@ function requestedNodes(
   const chosen = nodes.filter(
     (n) =>
       n.state === StepState.Exhausted &&
-      RetriedTypes.includes(n.node_type) &&
+      RetriableTypes.includes(n.node_type) &&
       (wanted === undefined || wanted.has(n.id)),
   );
   if (chosen.length === 0) {
@@ -152,14 +216,13 @@ function requestedNodes(
   return new Set(chosen.map((n) => n.node));
 }
 
-/** A node is retried by the table's `discarded -> available` row for its type, or refused. */
+/**
+ * A node is retried by the table's `discarded -> available` row for its type (`discarded ->
+ * pending` for a child node), or refused.
+ */
 function assertStepRetryable(runId: string, node: RunNodeRow, named: string): void {
-  const proposal = proposeStep(
-    node.state,
-    retryTask.to,
-    retryTask.trigger,
-    node.node_type as NodeType,
-  );
+  const change = node.node_type === NodeType.Child ? retryChild : retryTask;
+  const proposal = proposeStep(node.state, change.to, change.trigger, node.node_type as NodeType);
   if (proposal.accepted) return;
   throw new NoExhaustedNodeError(runId, named, {
     reason: proposal.reason,
@@ -174,10 +237,16 @@ function assertStepRetryable(runId: string, node: RunNodeRow, named: string): vo
  */
 function assertRunRetryable(runId: string, state: RunState, node: string | undefined): void {
   if (state === RunState.Running) return;
+  // The table's `cancelled -> running` row is a child run's restart only (decision 82).
+  if (state === RunState.Cancelled) {
+    throw new NoExhaustedNodeError(runId, node, {
+      reason: 'terminal',
+      cause: new Error(`run ${runId} was cancelled by an operator: nothing of it is retried`),
+    });
+  }
   const proposal = proposeRun(state, retryRunChange.to, retryRunChange.trigger);
   if (proposal.accepted) return;
   const options = { reason: proposal.reason, cause: new Error(proposal.message) };
-  if (state === RunState.Cancelled) throw new NoExhaustedNodeError(runId, node, options);
   if (state === RunState.Paused) throw new AlreadyPausedError(runId, options);
   throw new AlreadyTerminalError(runId, state, options);
 }

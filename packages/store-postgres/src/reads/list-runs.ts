@@ -6,9 +6,10 @@ import { runColumns, type RunReadRow } from './run-columns.js';
 export interface ListRunsParams {
   states: readonly string[] | null;
   workflow: string | null;
+  /** Only the child runs of this run. */
+  parentRunId: string | null;
   createdAfter: Date | null;
   createdBefore: Date | null;
-  parentRunId: string | null;
   /** The keyset cursor: the `created_at` (full precision) and id of the previous page's last row. */
   cursorAt: string | null;
   cursorId: string | null;
@@ -19,7 +20,7 @@ export interface ListRunsParams {
 export type ListedRunRow = RunReadRow & { cursor_at: string };
 
 /**
- * Runs newest first, filtered by state, workflow, creation time and parent run, paginated by a keyset cursor
+ * Runs newest first, filtered by state, workflow, parent run and creation time, paginated by a keyset cursor
  * (`cursor_at` is `created_at` at full microsecond precision, which a JavaScript Date would lose).
  */
 const statement = defineStatement<ListRunsParams, ListedRunRow>(
@@ -28,9 +29,9 @@ const statement = defineStatement<ListRunsParams, ListedRunRow>(
 SELECT ${runColumns(t)}, r.created_at::text AS cursor_at FROM ${t.runs} r
 WHERE (${p.states}::text[] IS NULL OR r.state = ANY(${p.states}::text[]))
   AND (${p.workflow}::text IS NULL OR r.workflow = ${p.workflow}::text)
+  AND (${p.parentRunId}::uuid IS NULL OR r.parent_run_id = ${p.parentRunId}::uuid)
   AND (${p.createdAfter}::timestamptz IS NULL OR r.created_at >= ${p.createdAfter}::timestamptz)
   AND (${p.createdBefore}::timestamptz IS NULL OR r.created_at < ${p.createdBefore}::timestamptz)
-  AND (${p.parentRunId}::uuid IS NULL OR r.parent_run_id = ${p.parentRunId}::uuid)
   AND (${p.cursorAt}::timestamptz IS NULL
        OR (r.created_at, r.id) < (${p.cursorAt}::timestamptz, ${p.cursorId}::uuid))
 ORDER BY r.created_at DESC, r.id DESC

@@ -8,7 +8,7 @@ import type { Tables } from '../db/tables.js';
  */
 export function runColumns(t: Tables): string {
   return `r.id, r.workflow, r.state, r.error_kind, r.error, r.failed_node, r.parent_run_id,
-  r.idempotency_key, r.deadline_at, r.failure_count, r.reclaim_count, r.created_at,
+  r.parent_step_id, r.idempotency_key, r.deadline_at, r.failure_count, r.reclaim_count, r.created_at,
   coalesce(r.started_at, (SELECT min(s.started_at) FROM ${t.steps} s WHERE s.run_id = r.id)) AS started_at,
   r.ended_at`;
 }
@@ -23,6 +23,7 @@ export type RunReadRow = Pick<
   | 'error'
   | 'failed_node'
   | 'parent_run_id'
+  | 'parent_step_id'
   | 'idempotency_key'
   | 'deadline_at'
   | 'failure_count'
@@ -39,7 +40,8 @@ export const STEP_COLUMNS = `id, run_id, node, node_type, kind, state, attempts,
   wait_deadline_at, coalesce(jsonb_array_length(wait_payloads), 0) AS wait_gathered,
   -- The time a wait has left, by the database clock: to its timer, or to its max wait.
   (extract(epoch FROM CASE state WHEN 'waiting_timer' THEN scheduled_at
-                                 WHEN 'waiting_signal' THEN wait_deadline_at END - now())
+                                 WHEN 'waiting_signal' THEN wait_deadline_at
+                                 WHEN 'waiting_child' THEN wait_deadline_at END - now())
    * 1000)::bigint AS wait_remaining_ms`;
 
 /** A step as the step reads return it. */

@@ -1,9 +1,9 @@
-import type { RunStatus, StepEvent, StepStatus } from '@cyclone/core';
+import type { ChildRunSummary, RunStatus, StepEvent, StepStatus } from '@cyclone/core';
 import type { EventRecord } from '../db/rows.js';
 import type { RunReadRow, StepReadRow } from './run-columns.js';
 
 /** Maps a run row to the public {@link RunStatus}. */
-export function toRunStatus(row: RunReadRow): RunStatus {
+export function toRunStatus(row: RunReadRow, children?: readonly ChildRunSummary[]): RunStatus {
   return {
     id: row.id,
     workflow: row.workflow,
@@ -12,6 +12,8 @@ export function toRunStatus(row: RunReadRow): RunStatus {
     error: row.error,
     failedNode: row.failed_node,
     parentRunId: row.parent_run_id,
+    parentStepId: row.parent_step_id,
+    ...(children === undefined ? {} : { children }),
     idempotencyKey: row.idempotency_key,
     deadlineAt: row.deadline_at,
     failureCount: row.failure_count,

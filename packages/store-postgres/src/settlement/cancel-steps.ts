@@ -16,6 +16,8 @@ export interface CancelStepsParams {
 export interface CancelledStepRow {
   id: string;
   node: string;
+  /** A cancelled child node's child run, which the caller cancels with it. */
+  child_run_id: string | null;
 }
 
 /**
@@ -33,7 +35,7 @@ WITH cancelled AS (
   WHERE s.run_id = ${p.runId}
     AND (s.id = ANY(${p.stepIds}::uuid[]) OR s.parent_step_id = ANY(${p.stepIds}::uuid[]))
     AND s.state = ANY(${p.fromStates}::text[])
-  RETURNING s.id, s.run_id, s.node, (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
+  RETURNING s.id, s.run_id, s.node, s.child_run_id, (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
 ), counted AS (
   UPDATE ${t.runs} r SET open_steps = r.open_steps - (SELECT count(*) FROM cancelled)
   WHERE r.id = ${p.runId} AND EXISTS (SELECT 1 FROM cancelled)
@@ -42,7 +44,7 @@ WITH cancelled AS (
   SELECT run_id, id, node, ${p.eventType}::text, from_state, ${p.toState}::text, ${p.trigger}::text
   FROM cancelled
 )
-SELECT id, node FROM cancelled
+SELECT id, node, child_run_id FROM cancelled
 `,
 );
 

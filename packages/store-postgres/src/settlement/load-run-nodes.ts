@@ -11,14 +11,23 @@ export interface LoadRunNodesParams {
 /** A node's step as the run-state rule sees it. */
 export type RunNodeRow = Pick<
   StepRecord,
-  'id' | 'node' | 'node_type' | 'state' | 'depends_on' | 'deps_remaining' | 'error_kind' | 'error'
+  | 'id'
+  | 'node'
+  | 'node_type'
+  | 'state'
+  | 'depends_on'
+  | 'deps_remaining'
+  | 'error_kind'
+  | 'error'
+  | 'child_run_id'
 > & { on_dep_failure: OnDepFailure };
 
 /** The node steps of a run (item tasks excluded), for the run-state rule. */
 const statement = defineStatement<LoadRunNodesParams, RunNodeRow>(
   'load-run-nodes',
   (t, p) => `
-SELECT id, node, node_type, state, depends_on, deps_remaining, on_dep_failure, error_kind, error
+SELECT id, node, node_type, state, depends_on, deps_remaining, on_dep_failure, error_kind, error,
+       child_run_id
 FROM ${t.steps}
 WHERE run_id = ${p.runId} AND item_index IS NULL
 ORDER BY created_at, id

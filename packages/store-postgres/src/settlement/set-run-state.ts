@@ -19,11 +19,14 @@ export interface SetRunStateParams {
 export interface MovedRunRow {
   id: string;
   state: string;
+  /** A child run's parent, which a terminal move wrote to the settlement outbox. */
+  parent_run_id: string | null;
 }
 
 /**
  * Moves a run to a new state when its current state allows it, records the event (with the run's
- * previous state), and on a terminal state stamps `ended_at` and notifies waiters. Runs inside the
+ * previous state), and on a terminal state stamps `ended_at`, notifies waiters and writes a child
+ * run's parent to the settlement outbox. Runs inside the
  * transaction that holds the run's lock.
  */
 const statement = defineStatement<SetRunStateParams, MovedRunRow>(
@@ -39,7 +42,13 @@ WITH previous AS (
       error = coalesce(${p.error}::text, r.error),
       failed_node = coalesce(${p.failedNode}::text, r.failed_node)
   WHERE r.id = ${p.runId} AND r.state = ANY(${p.fromStates}::text[])
-  RETURNING r.id, r.state
+  RETURNING r.id, r.state, r.parent_run_id
+), parent_marked AS (
+  -- A child run that ends leaves work for its parent's child node: the parent goes to the
+  -- settlement outbox in this same statement, so the end of a child is never lost.
+  INSERT INTO ${t.settlements} (run_id)
+  SELECT parent_run_id FROM changed WHERE ${p.terminal}::boolean AND parent_run_id IS NOT NULL
+  ON CONFLICT (run_id) DO NOTHING
 ), events AS (
   INSERT INTO ${t.events} (run_id, type, from_state, to_state, trigger, error_kind)
   SELECT c.id, ${p.eventType}::text, p.state, c.state, ${p.trigger}::text, ${p.errorKind}::text
@@ -47,7 +56,7 @@ WITH previous AS (
 ), notified AS (
   SELECT pg_notify('${Channels.runsEnded}', id::text) FROM changed WHERE ${p.terminal}::boolean
 )
-SELECT c.id, c.state, (SELECT count(*) FROM notified) AS notified FROM changed c
+SELECT c.id, c.state, c.parent_run_id, (SELECT count(*) FROM notified) AS notified FROM changed c
 `,
 );
 

@@ -7,9 +7,10 @@ import { settleRun } from './settle-run.js';
  * goes only with the settlement it stands for. Locks the run before the marker, like the
  * completion statement (which updates the run before it inserts the marker).
  */
-export function settleMarkedRun(db: Executor, runId: string): Promise<void> {
+export function settleMarkedRun(db: Executor, runId: string): Promise<string[]> {
   return db.transaction(async (tx) => {
-    await settleRun(tx, runId);
+    const followUps = await settleRun(tx, runId);
     await clearSettlement(tx, { runId });
+    return followUps;
   });
 }

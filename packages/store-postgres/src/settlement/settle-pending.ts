@@ -1,5 +1,6 @@
 import type { Executor } from '../db/executor.js';
 import { findPendingSettlements } from './find-pending-settlements.js';
+import { settleChain } from './settle-chain.js';
 import { settleMarkedRun } from './settle-marked-run.js';
 
 /**
@@ -10,6 +11,10 @@ import { settleMarkedRun } from './settle-marked-run.js';
  */
 export async function settlePending(db: Executor, limit = 100): Promise<number> {
   const pending = await findPendingSettlements(db, { limit });
-  for (const { run_id: runId } of pending) await settleMarkedRun(db, runId);
+  for (const { run_id: runId } of pending) {
+    // What a settlement writes to the outbox (a child run started, a parent whose child ended)
+    // is settled at once, in its own transaction, rather than at the next pass.
+    await settleChain(db, await settleMarkedRun(db, runId));
+  }
   return pending.length;
 }

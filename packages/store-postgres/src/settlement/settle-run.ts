@@ -16,6 +16,8 @@ import { loadRunNodes } from './load-run-nodes.js';
 import { lockRun } from './lock-run.js';
 import { setRunState } from './set-run-state.js';
 import { advanceWaits } from '../waits/advance-waits.js';
+import { advanceChildren } from '../children/advance-children.js';
+import { cancelChildRuns } from '../children/cancel-child-runs.js';
 
 // Every write below is one of these changes; the table refuses an illegal one at import.
 const cancelByFailFast = stepChange(StepTrigger.FailFast, StepState.Cancelled);
@@ -30,17 +32,28 @@ function runChangeParams(change: RunChange) {
 /**
  * Brings a run in line with the run-state rule of core after one of its steps ended in a way the
  * fast paths do not settle (a discard, above all, or a dependency of a wait node completed):
- * promotes ready wait nodes into their wait and lets them consume buffered signals, cancels what fail-fast or branch cancellation
- * cancels and moves the run to `completed` or `failed`. Must run inside a transaction; it takes
- * the run's lock first.
+ * promotes ready wait nodes into their wait and lets them consume buffered signals, starts, completes and discards child nodes, cancels what fail-fast or
+ * branch cancellation cancels (with the runs of cancelled child nodes) and moves the run to
+ * `completed` or `failed`. Must run inside a transaction; it takes the run's lock first.
+ *
+ * @returns the other runs it wrote to the settlement outbox (a child run it started, the parent
+ *   of this run when it ended), for the caller to settle once this transaction has committed
  */
-export async function settleRun(db: Executor, runId: string): Promise<void> {
+export async function settleRun(db: Executor, runId: string): Promise<string[]> {
+  const followUps = new Set<string>();
   const locked = await lockRun(db, { runId });
-  if (!locked || isTerminalRun(locked.state)) return;
-  await advanceWaits(db, runId);
-  // A wait that completed may have completed the run: read its state again (the lock is held).
+  if (!locked || isTerminalRun(locked.state)) return [];
+  // A completed wait or child node may make another one ready: repeat until nothing moves (each
+  // pass that continues ended at least one node, so the loop ends).
+  for (;;) {
+    await advanceWaits(db, runId);
+    // A wait that completed may have completed the run: read its state again (the lock is held).
+    const current = await lockRun(db, { runId });
+    if (!current || isTerminalRun(current.state)) return [...followUps];
+    if (!(await advanceChildren(db, runId, current.state, followUps))) break;
+  }
   const run = await lockRun(db, { runId });
-  if (!run || isTerminalRun(run.state)) return;
+  if (!run || isTerminalRun(run.state)) return [...followUps];
   const nodes = await loadRunNodes(db, { runId });
   const outcome = decideRunOutcome({
     runState: run.state,
@@ -60,7 +73,7 @@ export async function settleRun(db: Executor, runId: string): Promise<void> {
       .filter((n) => n !== undefined && !isTerminalStep(n.state))
       .map((n) => n!.id);
     if (stepIds.length > 0) {
-      await cancelSteps(db, {
+      const cancelled = await cancelSteps(db, {
         runId,
         stepIds,
         eventType: `step_cancelled_${change.trigger}`,
@@ -68,12 +81,15 @@ export async function settleRun(db: Executor, runId: string): Promise<void> {
         fromStates: change.from,
         trigger: change.trigger,
       });
+      // A cancelled child node's run is cancelled with it, in this transaction (parent first).
+      await cancelChildRuns(db, cancelled);
     }
   }
 
-  if (outcome.state === run.state) return;
+  if (outcome.state === run.state) return [...followUps];
+  let moved: { parent_run_id: string | null }[] = [];
   if (outcome.state === 'completed') {
-    await setRunState(db, {
+    moved = await setRunState(db, {
       runId,
       ...runChangeParams(runCompletes),
       errorKind: null,
@@ -83,7 +99,7 @@ export async function settleRun(db: Executor, runId: string): Promise<void> {
     });
   } else if (outcome.state === 'failed') {
     const culprit = outcome.failedBy === undefined ? undefined : idOf.get(outcome.failedBy);
-    await setRunState(db, {
+    moved = await setRunState(db, {
       runId,
       ...runChangeParams(runFails),
       errorKind: culprit?.error_kind ?? ErrorKind.Permanent,
@@ -92,4 +108,7 @@ export async function settleRun(db: Executor, runId: string): Promise<void> {
       eventType: 'run_failed',
     });
   }
+  // The end of a child run wrote its parent to the outbox: settle it next.
+  for (const row of moved) if (row.parent_run_id !== null) followUps.add(row.parent_run_id);
+  return [...followUps];
 }

@@ -1,4 +1,10 @@
-import { assertRunTransition, RunState, RunTrigger, type WorkflowDefinition } from '@cyclone/core';
+import {
+  assertRunTransition,
+  RunState,
+  RunTrigger,
+  StepState,
+  type WorkflowDefinition,
+} from '@cyclone/core';
 import { Channels } from '../db/channels.js';
 import type { Executor } from '../db/executor.js';
 import { defineStatement } from '../db/statement.js';
@@ -41,6 +47,11 @@ export interface InsertRunsParams {
   stepWaitForMs: (number | null)[];
   stepMaxParallel: (number | null)[];
   stepRunAt: (Date | null)[];
+  /**
+   * The state of a child node that waits for its child run (`waiting_child`): a run inserted with
+   * one goes to the settlement outbox, whose settlement starts the child run.
+   */
+  childWaitingState: string;
   /** The state a run is inserted in, and the trigger its `run_submitted` event records. */
   runState: string;
   runTrigger: string;
@@ -55,7 +66,9 @@ export interface InsertedRunRow {
  * Submits runs in bulk: definitions, runs, their steps and a `run_submitted` event each, in one
  * statement (so one transaction, and one round trip however many runs). A run whose idempotency
  * key already exists is skipped with its steps; the caller looks the existing run up.
- * Newly claimable kinds are notified on commit.
+ * Newly claimable kinds are notified on commit. A run inserted with a child node already waiting
+ * (one with no dependencies) is written to the settlement outbox in the same statement: settling
+ * it starts the child run, and a crash before that leaves the marker for `settle-pending`.
  */
 const statement = defineStatement<InsertRunsParams, InsertedRunRow>(
   'insert-runs',
@@ -105,7 +118,11 @@ WITH defs AS (
             max_attempts, timeout_ms, backoff, delay_ms, wait_signals, wait_n, max_wait_ms,
             wait_for_ms, max_parallel, run_at)
   WHERE s.run_id IN (SELECT id FROM new_runs)
-  RETURNING kind, state, scheduled_at
+  RETURNING run_id, kind, state, scheduled_at
+), marked AS (
+  INSERT INTO ${t.settlements} (run_id)
+  SELECT DISTINCT run_id FROM new_steps WHERE state = ${p.childWaitingState}::text
+  ON CONFLICT (run_id) DO NOTHING
 ), events AS (
   INSERT INTO ${t.events} (run_id, type, from_state, to_state, trigger)
   SELECT id, 'run_submitted', NULL, ${p.runState}::text, ${p.runTrigger}::text FROM new_runs
@@ -162,6 +179,7 @@ export function insertRunsParams(runs: readonly NewRun[]): InsertRunsParams {
     stepWaitForMs: steps.map(({ step }) => step.waitForMs),
     stepMaxParallel: steps.map(({ step }) => step.maxParallel),
     stepRunAt: steps.map(({ step }) => step.runAt ?? null),
+    childWaitingState: StepState.WaitingChild,
     runState: RunState.Running,
     runTrigger: RunTrigger.Submit,
   };

@@ -8,11 +8,15 @@ import { DueWaitStates, findDueWaits } from './find-due-waits.js';
 import { lockDueWait } from './lock-due-wait.js';
 import { firedOutput, lapsedOutput } from './wait-outputs.js';
 import { fireTimer, lapseWait, SignalWaitTypes } from './wait-changes.js';
+import { ChildNodeTypes, lapseChild } from '../children/child-changes.js';
+import { lapseChildNode } from '../children/lapse-child-node.js';
+import { settleParentOf } from '../children/settle-parent-of.js';
 
 // The finder writes its states out for the partial indexes; they must be the changes' from-states.
 if (
   singleFrom(fireTimer) !== DueWaitStates.timer ||
-  singleFrom(lapseWait) !== DueWaitStates.lapse
+  singleFrom(lapseWait) !== DueWaitStates.lapse ||
+  singleFrom(lapseChild) !== DueWaitStates.childLapse
 ) {
   throw new TypeError(
     'find-due-waits no longer reads the from-states of timer_fired / wait_lapsed',
@@ -28,24 +32,38 @@ export interface DueWaitsResult {
   readonly fired: number;
   /** Signal waits whose max wait lapsed (`waiting_signal -> completed`, `timedOut`). */
   readonly lapsed: number;
+  /** Child nodes whose max wait lapsed (`waiting_child -> discarded`, their child runs cancelled). */
+  readonly childrenLapsed: number;
 }
 
 /**
- * Fires due timers and lapses due max waits, at most `limit` of each per pass, each in its own
+ * Fires due timers and lapses due max waits (a child node's lapse discards it, see
+ * `lapseChildNode`), at most `limit` of each per pass, each in its own
  * transaction that holds its run's lock: the wait completes through the completion statement
  * (its dependents promoted, the run possibly completed) and the run is settled in the same
  * transaction. Due times are the database clock's; a wait that moved on meanwhile is skipped, so
  * the pass is safe to run again and on several replicas.
  */
 export async function fireDueWaits(db: Executor, limit = 100): Promise<DueWaitsResult> {
-  const due = await findDueWaits(db, { limit, signalWaitTypes: SignalWaitTypes });
+  const due = await findDueWaits(db, {
+    limit,
+    signalWaitTypes: SignalWaitTypes,
+    childTypes: ChildNodeTypes,
+  });
   let firedCount = 0;
   let lapsedCount = 0;
+  let childrenLapsed = 0;
   for (const { id, due: sort } of due) {
+    if (sort === 'child_lapse') {
+      if (await lapseChildNode(db, id)) childrenLapsed += 1;
+      continue;
+    }
     const timer = sort === 'timer';
+    let runOfWait = '';
     const done = await db.transaction(async (tx) => {
       const run = await lockRunOfStep(tx, { stepId: id });
       if (!run) return false;
+      runOfWait = run.id;
       const how = timer ? fired : lapsed;
       const wait = await lockDueWait(tx, {
         stepId: id,
@@ -67,6 +85,8 @@ export async function fireDueWaits(db: Executor, limit = 100): Promise<DueWaitsR
     });
     if (done && timer) firedCount += 1;
     else if (done) lapsedCount += 1;
+    // A wait that completed a child run: its parent's child node learns of it now.
+    if (done) await settleParentOf(db, runOfWait);
   }
-  return { fired: firedCount, lapsed: lapsedCount };
+  return { fired: firedCount, lapsed: lapsedCount, childrenLapsed };
 }

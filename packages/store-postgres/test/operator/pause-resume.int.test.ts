@@ -92,14 +92,16 @@ describe('pauseRun and resumeRun', () => {
   });
 
   it('pauses and resumes a waiting_child node, which keeps the time it had left', async () => {
-    const run = runOfDefinition(workflow('pause-child').task('c', 'pc.c').build(), 'null');
+    await fx.store.registerWorkflows([
+      workflow('pause-child-kid').waitSignal('go', { signal: 'go' }).build(),
+    ]);
+    const def = workflow('pause-child')
+      .child('c', { workflow: 'pause-child-kid', maxWait: '1h' })
+      .build();
+    const run = runOfDefinition(def, 'null');
     await fx.submit(run);
     const c = await stepOf(fx, run.id, 'c');
-    await fx.query(
-      `UPDATE cyclone_steps SET node_type = 'child', kind = NULL, state = 'waiting_child',
-              wait_deadline_at = now() + interval '1 hour' WHERE id = $1`,
-      [c],
-    );
+    expect(await fx.step(c)).toMatchObject({ state: 'waiting_child' });
     const was = (await fx.step(c)).wait_deadline_at!;
     await fx.store.pauseRun(run.id);
     expect((await fx.step(c)).state).toBe('paused');

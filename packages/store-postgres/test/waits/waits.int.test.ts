@@ -217,7 +217,7 @@ describe('signal waits', () => {
       'wait_lapsed',
     ]);
     // A second pass finds nothing: the lapse is idempotent.
-    expect(await fx.store.fireDueWaits()).toEqual({ fired: 0, lapsed: 0 });
+    expect(await fx.store.fireDueWaits()).toEqual({ fired: 0, lapsed: 0, childrenLapsed: 0 });
   });
 
   it('lapses a waitSignal and a waitAny with null payloads', async () => {
@@ -337,7 +337,7 @@ describe('cancelling waits', () => {
       'fail_fast',
     ]);
     // A cancelled timer is never fired.
-    expect(await fx.store.fireDueWaits()).toEqual({ fired: 0, lapsed: 0 });
+    expect(await fx.store.fireDueWaits()).toEqual({ fired: 0, lapsed: 0, childrenLapsed: 0 });
   });
 
   it('cancels waiting_signal and waiting_timer nodes by cancel_branch', async () => {
