@@ -3,9 +3,10 @@ import { ValidationError, workflow } from '@cyclone/core';
 import { assertSupportedNodes } from './supported-nodes.js';
 
 describe('assertSupportedNodes', () => {
-  it('accepts a workflow of task and wait nodes', () => {
+  it('accepts a workflow of task, fan-out and wait nodes', () => {
     const def = workflow('tasks')
       .task('a', 'k.a')
+      .fanOut('pack', 'k.pack', { from: 'a', maxParallel: 2 })
       .task('b', 'k.b', { dependsOn: ['a'] })
       .waitSignal('approval', { signal: 'approved', dependsOn: ['a'] })
       .waitAny('reply', { signals: ['yes', 'no'] })
@@ -28,10 +29,7 @@ describe('assertSupportedNodes', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).issues.map((i) => i.path)).toEqual([
-      'nodes.pack',
-      'nodes.invoice',
-    ]);
-    expect((error as Error).message).toContain('fan_out nodes are not executed by this version');
+    expect((error as ValidationError).issues.map((i) => i.path)).toEqual(['nodes.invoice']);
+    expect((error as Error).message).toContain('child nodes are not executed by this version');
   });
 });

@@ -1,11 +1,17 @@
 import { ValidationError, type WorkflowDefinition } from '@cyclone/core';
 
 /** Node types this version of the engine executes. */
-const SUPPORTED = new Set<string>(['task', 'wait_signal', 'wait_any', 'wait_n', 'wait_timer']);
+const SUPPORTED = new Set<string>([
+  'task',
+  'fan_out',
+  'wait_signal',
+  'wait_any',
+  'wait_n',
+  'wait_timer',
+]);
 
 /**
- * Refuses a definition with a node type the engine cannot execute yet (fan-out and child nodes
- * are accepted by the builder but not run by this version), so such a run fails at submit with a
+ * Refuses a definition with a node type the engine cannot execute yet (child nodes are accepted by the builder but not run by this version), so such a run fails at submit with a
  * clear error instead of stopping at that node.
  */
 export function assertSupportedNodes(definition: WorkflowDefinition): void {
@@ -13,7 +19,7 @@ export function assertSupportedNodes(definition: WorkflowDefinition): void {
     .filter((node) => !SUPPORTED.has(node.type))
     .map((node) => ({
       path: `nodes.${node.name}`,
-      message: `${node.type} nodes are not executed by this version of Cyclone yet; only task, wait_signal, wait_any, wait_n and wait_timer nodes are`,
+      message: `${node.type} nodes are not executed by this version of Cyclone yet; only task, fan_out, wait_signal, wait_any, wait_n and wait_timer nodes are`,
     }));
   if (issues.length > 0) throw new ValidationError(`workflow "${definition.name}"`, issues);
 }

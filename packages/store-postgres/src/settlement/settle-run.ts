@@ -16,6 +16,7 @@ import { loadRunNodes } from './load-run-nodes.js';
 import { lockRun } from './lock-run.js';
 import { setRunState } from './set-run-state.js';
 import { advanceWaits } from '../waits/advance-waits.js';
+import { advanceFanOuts } from '../fan-out/advance-fan-outs.js';
 
 // Every write below is one of these changes; the table refuses an illegal one at import.
 const cancelByFailFast = stepChange(StepTrigger.FailFast, StepState.Cancelled);
@@ -29,18 +30,28 @@ function runChangeParams(change: RunChange) {
 
 /**
  * Brings a run in line with the run-state rule of core after one of its steps ended in a way the
- * fast paths do not settle (a discard, above all, or a dependency of a wait node completed):
- * promotes ready wait nodes into their wait and lets them consume buffered signals, cancels what fail-fast or branch cancellation
- * cancels and moves the run to `completed` or `failed`. Must run inside a transaction; it takes
+ * fast paths do not settle (a discard, above all, a dependency of a wait or fan-out node
+ * completed, an item task ended): promotes ready wait nodes into their wait and lets them consume
+ * buffered signals, expands ready fan-out nodes and moves expanded ones on (`advanceFanOuts`),
+ * cancels what fail-fast or branch cancellation cancels and moves the run to `completed` or
+ * `failed`. Must run inside a transaction; it takes
  * the run's lock first.
  */
 export async function settleRun(db: Executor, runId: string): Promise<void> {
   const locked = await lockRun(db, { runId });
   if (!locked || isTerminalRun(locked.state)) return;
-  await advanceWaits(db, runId);
-  // A wait that completed may have completed the run: read its state again (the lock is held).
-  const run = await lockRun(db, { runId });
-  if (!run || isTerminalRun(run.state)) return;
+  let run = locked;
+  for (;;) {
+    await advanceWaits(db, runId);
+    // A wait that completed may have completed the run: read its state again (the lock is held).
+    const current = await lockRun(db, { runId });
+    if (!current || isTerminalRun(current.state)) return;
+    run = current;
+    // A fan-out node that ended may make a wait or another fan-out ready: go round again. Each
+    // round that continues ended at least one node, so the loop ends.
+    const { ended } = await advanceFanOuts(db, runId, run.state);
+    if (!ended) break;
+  }
   const nodes = await loadRunNodes(db, { runId });
   const outcome = decideRunOutcome({
     runState: run.state,
