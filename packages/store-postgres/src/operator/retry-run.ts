@@ -16,8 +16,12 @@ import {
 } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
 import { singleFrom } from '../db/single-from.js';
+import { findItemNodes } from '../fan-out/find-item-nodes.js';
+import { reopenFanOuts } from '../fan-out/reopen-fan-outs.js';
+import { clearSettlement } from '../settlement/clear-settlement.js';
 import { loadRunNodes, type RunNodeRow } from '../settlement/load-run-nodes.js';
 import { lockRun } from '../settlement/lock-run.js';
+import { settleRun } from '../settlement/settle-run.js';
 import { findCancelCauses } from './find-cancel-causes.js';
 import { moveRun } from './move-run.js';
 import { planRetry } from './plan-retry.js';
@@ -32,8 +36,11 @@ const reopen = stepChange(StepTrigger.OperatorRetryReopen, StepState.Pending, No
 const reopenAny = stepChange(StepTrigger.OperatorRetryReopen, StepState.Pending);
 const retryRunChange = runChange(RunTrigger.OperatorRetry, RunState.Running);
 const promote = stepChange(StepTrigger.Promote, StepState.Available, NodeType.Task);
+const retryFanOut = stepChange(StepTrigger.OperatorRetry, StepState.Pending, NodeType.FanOut);
 /** The node types whose discarded steps go straight back to `available`: those a worker runs. */
 const RetriedTypes: readonly string[] = [NodeType.Task, NodeType.Item];
+/** Every node type a retry reopens: a fan-out node goes back to `pending` with its item tasks. */
+const RetryableTypes: readonly string[] = [...RetriedTypes, NodeType.FanOut];
 
 /** What a retry names: one node (by name or step id), every discard of the run, or step ids. */
 export type RetryTarget =
@@ -66,7 +73,10 @@ export function retryRun(db: Executor, runId: string, target: RetryTarget): Prom
     const run = await lockRun(tx, { runId });
     if (!run) throw new NotFoundError('run', runId);
     const nodes = await loadRunNodes(tx, { runId });
-    const requested = requestedNodes(runId, nodes, target);
+    // A retry may name an item task: it retries the item's fan-out node, with its items.
+    const named = 'node' in target ? [target.node] : 'stepIds' in target ? target.stepIds : [];
+    const itemNodes = await findItemNodes(tx, runId, named);
+    const requested = requestedNodes(runId, nodes, target, itemNodes);
     assertRunRetryable(runId, run.state, 'node' in target ? target.node : undefined);
 
     const causes = new Map<string, string | null>();
@@ -98,6 +108,12 @@ export function retryRun(db: Executor, runId: string, target: RetryTarget): Prom
       trigger: reopenAny.trigger,
       completedState: StepState.Completed,
     });
+    const isFanOut = (name: string) => byName.get(name)!.node_type === NodeType.FanOut;
+    const fanOuts = {
+      retried: ids(plan.retry.filter(isFanOut)),
+      reopened: ids(plan.reopen.filter(isFanOut)),
+    };
+    const items = await reopenFanOuts(tx, { runId, ...fanOuts });
     if (run.state === RunState.Failed) {
       await moveRun(tx, {
         runId,
@@ -123,7 +139,17 @@ export function retryRun(db: Executor, runId: string, target: RetryTarget): Prom
       trigger: promote.trigger,
       taskType: NodeType.Task,
     });
-    return { retried: retried.length, reopened: reopened.length, from: run.state };
+    if (fanOuts.retried.length + fanOuts.reopened.length > 0) {
+      // Reopened fan-out nodes move in the settlement (expand, release items into free places,
+      // or complete), as they would after any item ended; its marker is cleared with it.
+      await settleRun(tx, runId);
+      await clearSettlement(tx, { runId });
+    }
+    return {
+      retried: retried.length + fanOuts.retried.length + items,
+      reopened: reopened.length,
+      from: run.state,
+    };
   });
 }
 
@@ -132,19 +158,22 @@ function requestedNodes(
   runId: string,
   nodes: readonly RunNodeRow[],
   target: RetryTarget,
+  itemNodes: ReadonlyMap<string, string>,
 ): Set<string> {
   if ('node' in target) {
-    const node = nodes.find((n) => n.node === target.node || n.id === target.node);
+    const name = itemNodes.get(target.node) ?? target.node;
+    const node = nodes.find((n) => n.node === name || n.id === name);
     if (!node) throw new NotFoundError('node', target.node);
     assertStepRetryable(runId, node, target.node);
     return new Set([node.node]);
   }
   const wanted = 'stepIds' in target ? new Set(target.stepIds) : undefined;
+  const wantedNodes = new Set(itemNodes.values());
   const chosen = nodes.filter(
     (n) =>
       n.state === StepState.Exhausted &&
-      RetriedTypes.includes(n.node_type) &&
-      (wanted === undefined || wanted.has(n.id)),
+      RetryableTypes.includes(n.node_type) &&
+      (wanted === undefined || wanted.has(n.id) || wantedNodes.has(n.node)),
   );
   if (chosen.length === 0) {
     throw new NoExhaustedNodeError(runId, undefined, { reason: 'invalid-entry' });
@@ -152,12 +181,16 @@ function requestedNodes(
   return new Set(chosen.map((n) => n.node));
 }
 
-/** A node is retried by the table's `discarded -> available` row for its type, or refused. */
+/**
+ * A node is retried by the table's `discarded -> available` row for its type (`discarded ->
+ * pending` for a fan-out node), or refused.
+ */
 function assertStepRetryable(runId: string, node: RunNodeRow, named: string): void {
+  const change = node.node_type === NodeType.FanOut ? retryFanOut : retryTask;
   const proposal = proposeStep(
     node.state,
-    retryTask.to,
-    retryTask.trigger,
+    change.to,
+    change.trigger,
     node.node_type as NodeType,
   );
   if (proposal.accepted) return;
