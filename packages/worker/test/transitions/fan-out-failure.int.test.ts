@@ -151,6 +151,37 @@ describe('an item task discarded', () => {
     expect((await runRow(engine, runId)).open_steps).toBe(0);
   });
 
+  it('in a paused run, a running item discarded cancels the paused siblings and fails the run (paused -> failed)', async () => {
+    const firstRunning = gate();
+    const firstFails = gate();
+    const runId = await fanOutOf(
+      'fo-paused-fails',
+      ['a', 'b', 'c'],
+      { maxParallel: 2 },
+      async (_item, index) => {
+        if (index !== 0) return 'never';
+        firstRunning.open();
+        await firstFails.promise;
+        throw permanent(new Error('a failed'));
+      },
+      // One handler at a time: item 0 runs, item 1 waits available and is paused.
+      1,
+    );
+    await firstRunning.promise;
+    await engine.client.run(runId).pause();
+    expect(await itemStates(engine, runId, 'pack')).toEqual(['running', 'paused', 'pending']);
+    firstFails.open();
+    const run = await engine.client.wait(runId, { timeout: '10s' });
+    expect(run).toMatchObject({ state: 'failed', errorKind: 'permanent', failedNode: 'pack' });
+    expect(await itemStates(engine, runId, 'pack')).toEqual(['discarded', 'cancelled', 'cancelled']);
+    const moves = (await eventRows(engine, runId))
+      .filter((e) => e.trigger === 'fan_out_item_cancelled')
+      .map((e) => `${e.from_state}>${e.to_state}`);
+    expect(moves).toEqual(['paused>cancelled', 'pending>cancelled']);
+    const runEvents = (await eventRows(engine, runId)).filter((e) => e.step_id === null);
+    expect(runEvents.at(-1)).toMatchObject({ from_state: 'paused', to_state: 'failed' });
+  });
+
   it('retry by node name reopens the node and its items together and the run completes', async () => {
     let broken = true;
     const runId = await fanOutOf('fo-retry-node', ['a', 'b', 'c', 'd'], { maxParallel: 2 }, (item) =>
