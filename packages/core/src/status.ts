@@ -55,6 +55,8 @@ export interface StepStatus {
   readonly dependsOn: readonly string[];
   /** Item tasks: the position in the fan-out list. */
   readonly itemIndex: number | null;
+  /** Fan-out nodes: how many item tasks may be in progress at once; null means no limit. */
+  readonly maxParallel: number | null;
   readonly childRunId: string | null;
   readonly scheduledAt: Date;
   readonly leaseExpiresAt: Date | null;

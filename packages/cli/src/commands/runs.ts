@@ -4,6 +4,7 @@ import { table, when } from '../output.js';
 import type { CommandContext } from './context.js';
 import { withClient } from './with-client.js';
 import { waitingFor } from '../waiting.js';
+import { describeFanOut, fanOutProgress } from '../fan-out-progress.js';
 
 function runRows(runs: readonly RunStatus[]): string[][] {
   return runs.map((r) => [
@@ -47,7 +48,10 @@ export async function runsListCommand(ctx: CommandContext): Promise<number> {
   return 0;
 }
 
-/** `cyclone runs show RUN`: the run, its counters, and what its waiting nodes wait for. */
+/**
+ * `cyclone runs show RUN`: the run, its counters, what its waiting nodes wait for, and how far
+ * each fan-out node has got.
+ */
 export async function runsShowCommand(ctx: CommandContext): Promise<number> {
   const runId = ctx.args[0];
   if (!runId) throw new UsageError('runs show needs a run id');
@@ -77,6 +81,9 @@ export async function runsShowCommand(ctx: CommandContext): Promise<number> {
   for (const step of steps) {
     const waiting = waitingFor(step);
     if (waiting) fields.push(['waiting', `${step.node}: ${waiting}`]);
+  }
+  for (const [node, progress] of fanOutProgress(steps)) {
+    fields.push(['fan-out', `${node}: ${describeFanOut(progress)}`]);
   }
   for (const [k, v] of fields) ctx.output.out(`${k.padEnd(12)} ${v}`);
   return 0;

@@ -92,6 +92,19 @@ describe('fan-out nodes through a real worker', () => {
       'pending>completed:fan_out_completed',
     ]);
     expect((await runRow(engine, runId)).open_steps).toBe(0);
+    // The client lists the item tasks after the nodes, in item order, with their position.
+    const listed = await engine.client.listSteps(runId);
+    expect(listed.map((s) => [s.node, s.nodeType, s.itemIndex])).toEqual([
+      ['list', 'task', null],
+      ['pack', 'fan_out', null],
+      ['ship', 'task', null],
+      ['pack', 'item', 0],
+      ['pack', 'item', 1],
+      ['pack', 'item', 2],
+      ['pack', 'item', 3],
+      ['pack', 'item', 4],
+    ]);
+    expect(listed.find((s) => s.nodeType === 'fan_out')?.maxParallel).toBe(2);
   });
 
   it('never runs more items at once than maxParallel', async () => {
