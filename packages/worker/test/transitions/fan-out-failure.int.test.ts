@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { permanent, workflow } from '@cyclone/core';
+import { permanent, ValidationError, workflow } from '@cyclone/core';
 import { eventually, gate } from '../engine.js';
 import {
   eventRows,
@@ -7,6 +7,7 @@ import {
   stepReaches,
   stepRow,
   stepRows,
+  tableCounts,
   untilAborted,
   useTransitionEngine,
 } from './helpers.js';
@@ -98,6 +99,32 @@ describe('fan-out limits and input checks', () => {
       'completed',
     ]);
     expect(await trailOf(runId, node.id)).toEqual(['pending>discarded:fan_out_failed']);
+  });
+});
+
+describe('bad fan-out options', () => {
+  it('a maxParallel of 0, below 0 or not whole is a ValidationError naming the field, at build and at submit; nothing is written', async () => {
+    const before = await tableCounts(engine);
+    for (const maxParallel of [0, -3, 2.5]) {
+      const build = () =>
+        workflow('fo-bad')
+          .task('list', 'fo-bad.list')
+          .fanOut('pack', 'fo-bad.pack', { from: 'list', maxParallel })
+          .build();
+      expect(build).toThrow(ValidationError);
+      expect(() => build()).toThrow(/nodes\.pack\.maxParallel/);
+      // A definition edited after build (plain JSON) is checked again by submit.
+      const good = workflow('fo-bad')
+        .task('list', 'fo-bad.list')
+        .fanOut('pack', 'fo-bad.pack', { from: 'list', maxParallel: 2 })
+        .build();
+      const edited = JSON.parse(JSON.stringify(good)) as { nodes: { maxParallel?: number }[] };
+      edited.nodes[1]!.maxParallel = maxParallel;
+      const error = await engine.client.submit(edited as never, null).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(String((error as Error).message)).toContain('maxParallel');
+    }
+    expect(await tableCounts(engine)).toEqual(before);
   });
 });
 
