@@ -265,6 +265,50 @@ describe('an item task discarded', () => {
     );
   });
 
+  it('another node failing the run cancels the fan-out and its items (fail-fast); its retry reopens them and the run completes', async () => {
+    const itemsRunning = gate();
+    let broken = true;
+    const def = workflow('fo-fail-fast')
+      .task('list', 'fo-ff.list')
+      .fanOut('pack', 'fo-ff.pack', { from: 'list', maxParallel: 2 })
+      .task('audit', 'fo-ff.audit', { dependsOn: ['list'] })
+      .build();
+    await engine.startWorker({
+      concurrency: 4,
+      prefetch: 0,
+      handlers: {
+        'fo-ff.list': () => [1, 2, 3],
+        'fo-ff.pack': async (ctx) => {
+          if (broken) {
+            itemsRunning.open();
+            return untilAborted(ctx.signal);
+          }
+          return ctx.item;
+        },
+        'fo-ff.audit': async () => {
+          await itemsRunning.promise;
+          if (broken) throw permanent(new Error('audit failed'));
+          return 'audited';
+        },
+      },
+    });
+    const { runId } = await engine.client.submit(def, null);
+    const run = await engine.client.wait(runId, { timeout: '10s' });
+    expect(run).toMatchObject({ state: 'failed', failedNode: 'audit' });
+    expect((await stepRow(engine, runId, 'pack')).state).toBe('cancelled');
+    expect(await itemStates(engine, runId, 'pack')).toEqual(['cancelled', 'cancelled', 'cancelled']);
+    broken = false;
+    await engine.client.retry(runId, 'audit');
+    expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('completed');
+    expect((await stepRow(engine, runId, 'pack')).output).toEqual([1, 2, 3]);
+    const node = await stepRow(engine, runId, 'pack');
+    expect(await trailOf(runId, node.id)).toEqual([
+      'pending>cancelled:fail_fast',
+      'cancelled>pending:operator_retry_reopen',
+      'pending>completed:fan_out_completed',
+    ]);
+  });
+
   it('retryAll reopens a discarded fan-out node as well', async () => {
     let broken = true;
     const runId = await fanOutOf('fo-retry-all', [1, 2], {}, (item) =>
