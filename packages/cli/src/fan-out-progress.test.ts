@@ -3,7 +3,14 @@ import type { StepStatus } from '@cyclone/core';
 import { describeFanOut, fanOutProgress } from './fan-out-progress.js';
 
 const step = (over: Partial<StepStatus>): StepStatus =>
-  ({ node: 'pack', nodeType: 'item', state: 'pending', itemIndex: null, maxParallel: null, ...over }) as StepStatus;
+  ({
+    node: 'pack',
+    nodeType: 'item',
+    state: 'pending',
+    itemIndex: null,
+    maxParallel: null,
+    ...over,
+  }) as StepStatus;
 
 describe('fanOutProgress', () => {
   it('counts a fan-out node’s completed and running item tasks against its total and limit', () => {

@@ -15,7 +15,10 @@ export interface FanOutProgress {
  * (the node's step and its item tasks). A node that has not expanded yet has 0 items.
  */
 export function fanOutProgress(steps: readonly StepStatus[]): Map<string, FanOutProgress> {
-  const progress = new Map<string, { done: number; total: number; running: number; limit: number | null }>();
+  const progress = new Map<
+    string,
+    { done: number; total: number; running: number; limit: number | null }
+  >();
   for (const step of steps) {
     if (step.nodeType === 'fan_out') {
       progress.set(step.node, { done: 0, total: 0, running: 0, limit: step.maxParallel });

@@ -5,11 +5,7 @@ import { collectItemOutputs } from './collect-item-outputs.js';
 import { finishFanOut } from './complete-fan-out.js';
 import { expandFanOut } from './expand-fan-out.js';
 import { failFanOutNode } from './fail-fan-out.js';
-import {
-  InProgressItemStates,
-  releaseItem,
-  UnfinishedItemStates,
-} from './fan-out-changes.js';
+import { InProgressItemStates, releaseItem, UnfinishedItemStates } from './fan-out-changes.js';
 import { findFanOuts, type OpenFanOutRow } from './find-fan-outs.js';
 import { readFanOutProgress } from './read-fan-out-progress.js';
 import { releaseItems } from './release-items.js';

@@ -4,7 +4,11 @@ import { NodeType, StepState, StepTrigger, stepChange } from '@cyclone/core';
 // illegal one at import.
 
 /** A waiting item task gets a free place: `pending -> available` by `fan_out_slot_freed`. */
-export const releaseItem = stepChange(StepTrigger.FanOutSlotFreed, StepState.Available, NodeType.Item);
+export const releaseItem = stepChange(
+  StepTrigger.FanOutSlotFreed,
+  StepState.Available,
+  NodeType.Item,
+);
 /** The node's last item task completed, or its list is empty: `pending -> completed`. */
 export const completeFanOut = stepChange(
   StepTrigger.FanOutCompleted,
@@ -12,7 +16,11 @@ export const completeFanOut = stepChange(
   NodeType.FanOut,
 );
 /** An item was discarded, or a fan-out limit or the input check failed: `pending -> discarded`. */
-export const failFanOut = stepChange(StepTrigger.FanOutFailed, StepState.Exhausted, NodeType.FanOut);
+export const failFanOut = stepChange(
+  StepTrigger.FanOutFailed,
+  StepState.Exhausted,
+  NodeType.FanOut,
+);
 /** The other item tasks of a discarded node stop: `pending|available|running|paused -> cancelled`. */
 export const cancelItem = stepChange(
   StepTrigger.FanOutItemCancelled,
@@ -20,7 +28,11 @@ export const cancelItem = stepChange(
   NodeType.Item,
 );
 /** An operator retry reopens a discarded fan-out node: `discarded -> pending`. */
-export const retryFanOut = stepChange(StepTrigger.OperatorRetry, StepState.Pending, NodeType.FanOut);
+export const retryFanOut = stepChange(
+  StepTrigger.OperatorRetry,
+  StepState.Pending,
+  NodeType.FanOut,
+);
 /** ... and its discarded item tasks within the limit: `discarded -> available`. */
 export const retryItem = stepChange(StepTrigger.OperatorRetry, StepState.Available, NodeType.Item);
 /** ... and those beyond it (a decision row): `discarded -> pending`. */

@@ -187,12 +187,7 @@ function requestedNodes(
  */
 function assertStepRetryable(runId: string, node: RunNodeRow, named: string): void {
   const change = node.node_type === NodeType.FanOut ? retryFanOut : retryTask;
-  const proposal = proposeStep(
-    node.state,
-    change.to,
-    change.trigger,
-    node.node_type as NodeType,
-  );
+  const proposal = proposeStep(node.state, change.to, change.trigger, node.node_type as NodeType);
   if (proposal.accepted) return;
   throw new NoExhaustedNodeError(runId, named, {
     reason: proposal.reason,

@@ -47,7 +47,12 @@ async function sideClient(): Promise<{ client: pg.Client; pid: number }> {
 /** Completes every item of `kind`, a batch of claims at a time. */
 async function completeAllItems(kind: string) {
   for (;;) {
-    const claimed = await fx.store.claim({ kinds: [kind], limit: 500, workerId: 'w', leaseMs: 60_000 });
+    const claimed = await fx.store.claim({
+      kinds: [kind],
+      limit: 500,
+      workerId: 'w',
+      leaseMs: 60_000,
+    });
     if (claimed.length === 0) return;
     await fx.store.complete(
       claimed.map((c) => ({
@@ -94,7 +99,9 @@ describe('fan-out expansion', () => {
     await blocker.query('ROLLBACK');
     await blocker.end();
     expect(await itemCounts(nodeId)).toEqual({ items: 0, positions: 0, expanded: 0 });
-    expect(await fx.query('SELECT 1 FROM cyclone_settlements WHERE run_id = $1', [runId])).toHaveLength(1);
+    expect(
+      await fx.query('SELECT 1 FROM cyclone_settlements WHERE run_id = $1', [runId]),
+    ).toHaveLength(1);
 
     expect(await fx.store.settlePending()).toBe(1);
     expect(await itemCounts(nodeId)).toEqual({ items: Items, positions: Items, expanded: Items });
@@ -109,7 +116,9 @@ describe('fan-out expansion', () => {
     expect(node.state).toBe('completed');
     expect(node.output).toEqual(Array.from({ length: Items }, (_, i) => i));
     const completions = (await fx.events(runId)).filter((e) => e[3] === 'fan_out_completed');
-    expect(completions).toEqual([['fan_out_completed', 'pending', 'completed', 'fan_out_completed']]);
+    expect(completions).toEqual([
+      ['fan_out_completed', 'pending', 'completed', 'fan_out_completed'],
+    ]);
     expect(await fx.run(runId)).toMatchObject({ state: 'completed', open_steps: 0 });
   });
 
@@ -144,6 +153,8 @@ describe('fan-out expansion', () => {
     await Promise.all([completing, rescanning]);
     expect(await itemCounts(nodeId)).toEqual({ items: Items, positions: Items, expanded: Items });
     expect((await fx.run(runId)).open_steps).toBe(Items + 1);
-    expect(await fx.query('SELECT 1 FROM cyclone_settlements WHERE run_id = $1', [runId])).toHaveLength(0);
+    expect(
+      await fx.query('SELECT 1 FROM cyclone_settlements WHERE run_id = $1', [runId]),
+    ).toHaveLength(0);
   });
 });

@@ -200,7 +200,11 @@ describe('an item task discarded', () => {
     firstFails.open();
     const run = await engine.client.wait(runId, { timeout: '10s' });
     expect(run).toMatchObject({ state: 'failed', errorKind: 'permanent', failedNode: 'pack' });
-    expect(await itemStates(engine, runId, 'pack')).toEqual(['discarded', 'cancelled', 'cancelled']);
+    expect(await itemStates(engine, runId, 'pack')).toEqual([
+      'discarded',
+      'cancelled',
+      'cancelled',
+    ]);
     const moves = (await eventRows(engine, runId))
       .filter((e) => e.trigger === 'fan_out_item_cancelled')
       .map((e) => `${e.from_state}>${e.to_state}`);
@@ -211,10 +215,14 @@ describe('an item task discarded', () => {
 
   it('retry by node name reopens the node and its items together and the run completes', async () => {
     let broken = true;
-    const runId = await fanOutOf('fo-retry-node', ['a', 'b', 'c', 'd'], { maxParallel: 2 }, (item) =>
-      item === 'b' && broken
-        ? Promise.reject(permanent(new Error('b is broken')))
-        : Promise.resolve(`ok-${String(item)}`),
+    const runId = await fanOutOf(
+      'fo-retry-node',
+      ['a', 'b', 'c', 'd'],
+      { maxParallel: 2 },
+      (item) =>
+        item === 'b' && broken
+          ? Promise.reject(permanent(new Error('b is broken')))
+          : Promise.resolve(`ok-${String(item)}`),
     );
     expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('failed');
     const before = await itemRows(engine, runId, 'pack');
@@ -239,14 +247,8 @@ describe('an item task discarded', () => {
 
   it('retry by an item task id reopens its node; items beyond the limit wait in pending', async () => {
     let broken = true;
-    const runId = await fanOutOf(
-      'fo-retry-item',
-      [0, 1, 2, 3, 4, 5],
-      { maxParallel: 1 },
-      (item) =>
-        item === 0 && broken
-          ? Promise.reject(permanent(new Error('zero')))
-          : Promise.resolve(item),
+    const runId = await fanOutOf('fo-retry-item', [0, 1, 2, 3, 4, 5], { maxParallel: 1 }, (item) =>
+      item === 0 && broken ? Promise.reject(permanent(new Error('zero'))) : Promise.resolve(item),
     );
     expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('failed');
     const [first] = await itemRows(engine, runId, 'pack');
@@ -296,7 +298,11 @@ describe('an item task discarded', () => {
     const run = await engine.client.wait(runId, { timeout: '10s' });
     expect(run).toMatchObject({ state: 'failed', failedNode: 'audit' });
     expect((await stepRow(engine, runId, 'pack')).state).toBe('cancelled');
-    expect(await itemStates(engine, runId, 'pack')).toEqual(['cancelled', 'cancelled', 'cancelled']);
+    expect(await itemStates(engine, runId, 'pack')).toEqual([
+      'cancelled',
+      'cancelled',
+      'cancelled',
+    ]);
     broken = false;
     await engine.client.retry(runId, 'audit');
     expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('completed');

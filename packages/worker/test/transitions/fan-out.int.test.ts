@@ -44,7 +44,8 @@ describe('fan-out nodes through a real worker', () => {
       'the items to be inserted',
     );
     await eventually(
-      async () => (await itemStates(engine, runId, 'pack')).filter((s) => s === 'running').length === 2,
+      async () =>
+        (await itemStates(engine, runId, 'pack')).filter((s) => s === 'running').length === 2,
       'two items to run',
     );
     expect(await itemStates(engine, runId, 'pack')).toEqual([
@@ -78,7 +79,8 @@ describe('fan-out nodes through a real worker', () => {
       ['e', 4, 'pack'],
     ]);
     const events = await eventRows(engine, runId);
-    const trail = (e: (typeof events)[number]) => `${e.from_state ?? '-'}>${e.to_state}:${e.trigger}`;
+    const trail = (e: (typeof events)[number]) =>
+      `${e.from_state ?? '-'}>${e.to_state}:${e.trigger}`;
     const itemEvents = events.filter((e) => e.node === 'pack' && e.step_id !== node.id);
     expect(itemEvents.filter((e) => e.trigger === 'fan_out_expand').map(trail)).toEqual([
       '->available:fan_out_expand',
@@ -216,7 +218,9 @@ describe('fan-out nodes through a real worker', () => {
     );
     // Its place is free, but the run is paused: nothing is released, and the paused item waits.
     await eventually(
-      async () => (await engine.query('SELECT 1 FROM cyclone_settlements WHERE run_id = $1', [runId])).length === 0,
+      async () =>
+        (await engine.query('SELECT 1 FROM cyclone_settlements WHERE run_id = $1', [runId]))
+          .length === 0,
       'the completion to be settled',
     );
     expect(await itemStates(engine, runId, 'pack')).toEqual([
