@@ -48,7 +48,7 @@ export type RetryTarget =
 
 /** What {@link retryRun} did. */
 export interface RetriedRun {
-  /** Steps moved `discarded -> available`. */
+  /** Steps moved out of `discarded` (with the item tasks a retried fan-out node reopened). */
   readonly retried: number;
   /** Steps moved `cancelled -> pending`. */
   readonly reopened: number;
