@@ -34,8 +34,7 @@ function runChangeParams(change: RunChange) {
  * completed, an item task ended): promotes ready wait nodes into their wait and lets them consume
  * buffered signals, expands ready fan-out nodes and moves expanded ones on (`advanceFanOuts`),
  * cancels what fail-fast or branch cancellation cancels and moves the run to `completed` or
- * `failed`. Must run inside a transaction; it takes
- * the run's lock first.
+ * `failed`. Must run inside a transaction; it takes the run's lock first.
  */
 export async function settleRun(db: Executor, runId: string): Promise<void> {
   const locked = await lockRun(db, { runId });
