@@ -26,6 +26,7 @@ function step(node: string, over: Partial<StepStatus> = {}): StepStatus {
     timedOut: false,
     dependsOn: [],
     itemIndex: null,
+    maxParallel: null,
     childRunId: null,
     scheduledAt: t0,
     leaseExpiresAt: null,

@@ -43,7 +43,6 @@ import { parseNodeLocator } from './node-locator.js';
 import { RunWaiter } from './run-waiter.js';
 import { ScheduleApi } from './schedules.js';
 import { ScheduleControls } from './schedule-controls.js';
-import { assertSupportedNodes } from './supported-nodes.js';
 
 /** How a {@link Client} reaches Postgres: its own pool from a URL, or a pool the application owns. */
 export type ClientOptions = (
@@ -163,7 +162,6 @@ export class Client extends ScheduleControls {
   ): Promise<Submitted[]> {
     const opts = parseSubmitOptions(options);
     const def = parseWorkflowDefinition(definition);
-    assertSupportedNodes(def);
     const runs = inputs.map((input, i) =>
       runOfDefinition(def, this.encodeInput(input, many ? `inputs[${i}]` : 'input'), {
         ...this.runOptions(opts, many ? i : undefined),

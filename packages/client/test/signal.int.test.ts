@@ -106,10 +106,10 @@ describe('client.signal', () => {
     expect(await signalRows(runId)).toHaveLength(1);
   });
 
-  it('still refuses fan-out and child nodes at submit', async () => {
-    const def = workflow('fan')
+  it('still refuses child nodes at submit', async () => {
+    const def = workflow('kid')
       .task('list', 'k.list')
-      .fanOut('each', 'k.each', { from: 'list' })
+      .child('invoice', { workflow: 'invoice', dependsOn: ['list'] })
       .build();
     await expect(client.submit(def)).rejects.toBeInstanceOf(ValidationError);
   });

@@ -74,6 +74,8 @@ export interface StepStatus {
   readonly dependsOn: readonly string[];
   /** Item tasks: the position in the fan-out list. */
   readonly itemIndex: number | null;
+  /** Fan-out nodes: how many item tasks may be in progress at once; null means no limit. */
+  readonly maxParallel: number | null;
   /** A child node: the child run it started (null before that, and for other nodes). */
   readonly childRunId: string | null;
   readonly scheduledAt: Date;

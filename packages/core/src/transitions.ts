@@ -202,6 +202,9 @@ const STEP_DECISIONS = step('step', [
   // api.md decision: retry also reopens what fail-fast or branch cancellation cancelled because of
   // the retried discard, so the reopened run can complete. (Child nodes have a reference row.)
   { from: S.Cancelled, to: S.Pending, trigger: T.OperatorRetryReopen, nodeTypes: NODE_TYPES.filter((t) => t !== N.Child), description: 'client.retry / retryAll reopens a step that fail-fast or branch cancellation cancelled because of the retried discard', source: 'decision' },
+  // The reference reopens a fan-out node "and its discarded item tasks together" but gives item tasks
+  // only discarded -> available: a retried item beyond the maxParallel limit waits in pending instead.
+  { from: S.Exhausted, to: S.Pending, trigger: T.OperatorRetry, nodeTypes: ITEM, description: 'client.retry / retryAll of a fan-out node: a discarded item task beyond the maxParallel limit waits for a free place', source: 'decision' },
 ]);
 
 type RunRowInput = Omit<RunTransition, 'source' | 'table'> & {

@@ -442,6 +442,16 @@ describe('build() refuses, with subject workflow "order", the path and what was 
     );
   });
 
+  test('a negative or fractional maxParallel is refused at build, naming the field', () => {
+    for (const maxParallel of [-1, 1.5]) {
+      const builder = w().task('list', 'k').fanOut('pack', 'k', { from: 'list', maxParallel });
+      expect(issueAt(builder, 'nodes.pack.maxParallel').message).toBe(
+        `expected a whole number from 1 to 2147483647, got ${maxParallel}`,
+      );
+      expect(() => builder.build()).toThrow(ValidationError);
+    }
+  });
+
   test('a signal wait without a well-formed signal name', () => {
     expect(issueAt(w().waitSignal('ok', {} as never), 'nodes.ok.signal').message).toMatch(
       /^expected a signal name: .*got nothing$/,

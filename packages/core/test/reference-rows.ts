@@ -102,6 +102,7 @@ export const DECISION_STEP_ROWS: readonly Row[] = [
   ['step', '-', 'waiting_signal', 'submit'],
   ['step', '-', 'waiting_timer', 'submit'],
   ['step', 'cancelled', 'pending', 'operator_retry_reopen'],
+  ['step', 'discarded', 'pending', 'operator_retry'],
 ];
 
 /** The reference's Run State Transition Table, one line per cause. */

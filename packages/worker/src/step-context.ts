@@ -16,7 +16,7 @@ export interface StepContext<Input = unknown, Item = unknown> {
   readonly workflow: string;
   /** The run input, or the job's arguments. */
   readonly input: Input;
-  /** Outputs of the upstream nodes, by node name. */
+  /** Outputs of the upstream nodes, by node name; empty for a fan-out item task (see `item`). */
   readonly deps: Readonly<Record<string, unknown>>;
   /** Item tasks of a fan-out node: the element of the list and its position. */
   readonly item: Item | undefined;

@@ -184,6 +184,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
           result = await runRunner([system, 'enqueue', n, ...common], timeout);
         } else if (variant.measure === 'latency') {
           result = await runRunner([system, 'latency', n, ...common], timeout);
+        } else if (variant.measure === 'fanout') {
+          result = await runRunner([system, 'fan-out', n, ...common], timeout);
         } else if (quick) {
           // One process for both halves: fewer process starts; the figures mean nothing anyway.
           result = await runRunner([system, 'prepare-drain', n, ...common, ...shape], timeout);
@@ -285,6 +287,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
 function describe(m: Measurement): string {
   if (m.variant === 'latency') {
     return `p50 ${fmt(m.extra.p50)} ms, p95 ${fmt(m.extra.p95)} ms, p99 ${fmt(m.extra.p99)} ms (${String(m.extra.samples)} samples)`;
+  }
+  if (m.variant === 'fanout') {
+    return `${fmt(m.value)} ms per item, ${fmt(m.extra.ratio)}x a plain job's ${fmt(m.extra.jobMsPerItem)} ms; at most ${String(m.extra.highestRunning)} items at once`;
   }
   if (m.variant === 'memory')
     return `peak RSS ${String(m.extra.peakRssMb)} MB (${fmt(m.value)} ${m.unit})`;
@@ -531,7 +536,7 @@ async function cli(): Promise<void> {
   if (values.help) {
     process.stdout.write(
       'npm run bench -- [--database-url URL] [--quick] [--rounds N] [--only cyclone,graphile-worker,pg-boss,dbos]\n' +
-        '                 [--measure enqueue,throughput,latency,workflow,depth,memory] [--depth-rows N]\n' +
+        '                 [--measure enqueue,throughput,latency,workflow,depth,memory,fanout] [--depth-rows N]\n' +
         '                 [--pool-size N] [--out DIR] [--parallel]\n',
     );
     return;

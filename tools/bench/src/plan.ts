@@ -26,6 +26,8 @@ export interface Sizes {
   readonly depthRows: number;
   readonly depthJobs: number;
   readonly memoryJobs: number;
+  /** Items of the fan-out measurement's list. */
+  readonly fanOutItems: number;
   readonly capMs: number;
   readonly latencyCapMs: number;
 }
@@ -39,6 +41,7 @@ export const fullSizes: Sizes = {
   depthRows: 1_000_000,
   depthJobs: 10_000,
   memoryJobs: 10_000,
+  fanOutItems: 10_000,
   capMs: 10_000,
   latencyCapMs: 12_000,
 };
@@ -52,6 +55,7 @@ export const quickSizes: Sizes = {
   depthRows: 20_000,
   depthJobs: 300,
   memoryJobs: 300,
+  fanOutItems: 300,
   capMs: 20_000,
   latencyCapMs: 3_000,
 };
@@ -62,6 +66,9 @@ const fastest: readonly ConfigName[] = ['fast'];
 /** Concurrency of the depth measurement; its empty-database reference is the throughput variant. */
 export const depthConcurrency = 50;
 export const memoryConcurrency = 100;
+/** Worker concurrency and the fan-out node's limit in the fan-out measurement. */
+export const fanOutConcurrency = 50;
+export const fanOutMaxParallel = 20;
 
 export function planVariants(
   sizes: Sizes,
@@ -127,6 +134,15 @@ export function planVariants(
       capMs: sizes.capMs,
       configs: fastest,
     },
+    {
+      id: 'fanout',
+      measure: 'fanout',
+      concurrency: fanOutConcurrency,
+      n: sizes.fanOutItems,
+      // A fan-out is timed to its end: its figure means nothing if a cap cut it short.
+      capMs: 6 * sizes.capMs,
+      configs: ['default'],
+    },
   ];
   // The depth figure is read against the empty-database throughput at the same concurrency.
   const wanted = new Set<MeasureName>(measures);
@@ -137,6 +153,7 @@ export function planVariants(
 
 /** The configurations a system runs a variant in. */
 export function configsFor(system: SystemName, variant: Variant): ConfigName[] {
+  if (variant.measure === 'fanout' && !systemMeta[system].fanOut) return [];
   if (
     variant.measure === 'workflow' &&
     (!variant.shape || !systemMeta[system].shapes.includes(variant.shape))

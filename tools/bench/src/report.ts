@@ -3,7 +3,7 @@
  * Markdown.
  */
 import { systemMeta } from './systems/meta.js';
-import type { Variant } from './plan.js';
+import { fanOutMaxParallel, type Variant } from './plan.js';
 import type { ConfigName, SystemName } from './types.js';
 
 /** One figure of one round. */
@@ -153,6 +153,24 @@ function rowSpecs(variants: readonly Variant[], depthRows: number): RowSpec[] {
           unit: 'MB',
           better: 'lower',
           pick: (m) => num(m, 'baselineRssMb'),
+        });
+        break;
+      case 'fanout':
+        specs.push({
+          id: 'fanout-item',
+          variant: v.id,
+          label: `fan-out, ${fmtInt(v.n)} items, maxParallel ${String(fanOutMaxParallel)}, c=${v.concurrency}: ms per item`,
+          unit: 'ms',
+          better: 'lower',
+          pick: value,
+        });
+        specs.push({
+          id: 'fanout-ratio',
+          variant: v.id,
+          label: 'fan-out: time per item / plain-job time per item (same worker)',
+          unit: 'x',
+          better: 'lower',
+          pick: (m) => num(m, 'ratio'),
         });
         break;
     }

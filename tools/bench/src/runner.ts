@@ -7,13 +7,16 @@
  * Tasks: `enqueue` (time a bulk enqueue of n jobs), `prepare` (enqueue n jobs, or submit n runs of
  * --shape, untimed), `fill` (the depth template: R finished rows), `drain` (start a worker and time
  * it over the n jobs or runs already there), `prepare-drain` (both in one process: quick mode),
- * `latency` (n jobs one at a time to an idle worker).
+ * `latency` (n jobs one at a time to an idle worker), `fan-out` (Cyclone: one fan-out run of n
+ * items against n plain jobs).
  * Prints one JSON line, `{"bench":1,...}`, and exits.
  */
 import { parseArgs } from 'node:util';
 import { drain } from './measurements/drain.js';
 import { bulkEnqueue } from './measurements/enqueue.js';
+import { canFanOut, fanOut } from './measurements/fan-out.js';
 import { latency } from './measurements/latency.js';
+import { fanOutMaxParallel } from './plan.js';
 import { prepareDepthTemplate } from './measurements/depth.js';
 import { createAdapter } from './systems/index.js';
 import {
@@ -25,7 +28,15 @@ import {
   type WorkflowShape,
 } from './types.js';
 
-const runnerTasks = ['enqueue', 'prepare', 'fill', 'drain', 'prepare-drain', 'latency'] as const;
+const runnerTasks = [
+  'enqueue',
+  'prepare',
+  'fill',
+  'drain',
+  'prepare-drain',
+  'latency',
+  'fan-out',
+] as const;
 type RunnerTask = (typeof runnerTasks)[number];
 
 async function main(): Promise<RunnerResult> {
@@ -103,6 +114,24 @@ async function main(): Promise<RunnerResult> {
             startMs: r.startMs,
             baselineRssMb: r.baselineRssMb,
             peakRssMb: r.peakRssMb,
+            configuration,
+          },
+        };
+      }
+      case 'fan-out': {
+        if (!canFanOut(adapter)) throw new Error(`${system} has no fan-out measurement`);
+        await adapter.setup();
+        const r = await fanOut(adapter, { n, maxParallel: fanOutMaxParallel, concurrency, capMs });
+        return {
+          ...base,
+          value: r.fanOutMsPerItem,
+          unit: 'ms',
+          extra: {
+            ratio: r.ratio,
+            jobMsPerItem: r.jobMsPerItem,
+            highestRunning: r.highestRunning,
+            maxParallel: fanOutMaxParallel,
+            capped: !r.completed,
             configuration,
           },
         };

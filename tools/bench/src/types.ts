@@ -22,6 +22,7 @@ export const measureNames = [
   'workflow',
   'depth',
   'memory',
+  'fanout',
 ] as const;
 export type MeasureName = (typeof measureNames)[number];
 

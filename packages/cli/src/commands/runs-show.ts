@@ -5,10 +5,11 @@ import { terminalWidth } from '../terminal.js';
 import type { CommandContext } from './context.js';
 import { withClient } from './with-client.js';
 import { waitingFor } from '../waiting.js';
+import { describeFanOut, fanOutProgress } from '../fan-out-progress.js';
 
 /**
  * `cyclone runs show RUN`: the run and its counters, its parent and child runs, what its waiting
- * nodes wait for, and its
+ * nodes wait for, how far each fan-out node has got, and its
  * graph: every node in topological order with its state, attempts, error kind and timing.
  * `--json` prints the run with its `steps`.
  */
@@ -44,6 +45,9 @@ export async function runsShowCommand(ctx: CommandContext): Promise<number> {
   for (const step of steps) {
     const waiting = waitingFor(step);
     if (waiting) fields.push(['waiting', `${step.node}: ${waiting}`]);
+  }
+  for (const [node, progress] of fanOutProgress(steps)) {
+    fields.push(['fan-out', `${node}: ${describeFanOut(progress)}`]);
   }
   // The runs its child nodes started.
   for (const child of run.children ?? []) {

@@ -5,10 +5,12 @@ import { terminalWidth } from '../terminal.js';
 import type { CommandContext } from './context.js';
 import { withClient } from './with-client.js';
 import { waitingFor } from '../waiting.js';
+import { describeFanOut, fanOutProgress } from '../fan-out-progress.js';
 
 /**
- * `cyclone steps RUN`: the run's steps with their states (database values), labels, and what each
- * waiting node waits for and how long it has left, and the child run of each child node.
+ * `cyclone steps RUN`: the run's steps with their states (database values), labels, what each
+ * waiting node waits for and how long it has left, each fan-out node's progress, and the child
+ * run of each child node.
  */
 export async function stepsCommand(ctx: CommandContext): Promise<number> {
   const runId = ctx.args[0];
@@ -18,6 +20,11 @@ export async function stepsCommand(ctx: CommandContext): Promise<number> {
     ctx.output.out(JSON.stringify(steps, null, 2));
     return 0;
   }
+  const fanOuts = fanOutProgress(steps);
+  const progressOf = (s: (typeof steps)[number]) => {
+    const p = s.itemIndex === null ? fanOuts.get(s.node) : undefined;
+    return p ? describeFanOut(p) : undefined;
+  };
   ctx.output.out(
     table(
       [
@@ -39,7 +46,7 @@ export async function stepsCommand(ctx: CommandContext): Promise<number> {
         stepLabel(s) ?? '-',
         `${s.attempts}/${s.maxAttempts}`,
         String(s.reclaims),
-        waitingFor(s) ?? '-',
+        waitingFor(s) ?? progressOf(s) ?? '-',
         s.childRunId ?? '-',
         s.errorKind ?? '-',
         (s.error ?? '-').split('\n')[0]!.slice(0, 80),

@@ -31,16 +31,22 @@ import { childRunsToRestart } from '../children/child-runs-to-restart.js';
 import { retryChildNodes } from '../children/retry-child-nodes.js';
 import { clearSettlement } from '../settlement/clear-settlement.js';
 import { settleRun } from '../settlement/settle-run.js';
+import { findItemNodes } from '../fan-out/find-item-nodes.js';
+import { reopenFanOuts } from '../fan-out/reopen-fan-outs.js';
 
 const retryTask = stepChange(StepTrigger.OperatorRetry, StepState.Available);
 const reopen = stepChange(StepTrigger.OperatorRetryReopen, StepState.Pending, NodeType.Task);
 const reopenAny = stepChange(StepTrigger.OperatorRetryReopen, StepState.Pending);
 const retryRunChange = runChange(RunTrigger.OperatorRetry, RunState.Running);
+const retryFanOut = stepChange(StepTrigger.OperatorRetry, StepState.Pending, NodeType.FanOut);
 const promote = stepChange(StepTrigger.Promote, StepState.Available, NodeType.Task);
 /** The node types whose discarded steps go straight back to `available`: those a worker runs. */
 const RetriedTypes: readonly string[] = [NodeType.Task, NodeType.Item];
-/** Every node type a retry takes: worker steps, and child nodes (`discarded -> pending`). */
-const RetriableTypes: readonly string[] = [...RetriedTypes, NodeType.Child];
+/**
+ * Every node type a retry takes: worker steps, child nodes (`discarded -> pending`, reusing the
+ * child run) and fan-out nodes (`discarded -> pending`, with their item tasks).
+ */
+const RetriableTypes: readonly string[] = [...RetriedTypes, NodeType.Child, NodeType.FanOut];
 
 /**
  * What a retry names: one node (by name or step id), every discard of the run, or step ids. A
@@ -55,7 +61,10 @@ export type RetryTarget =
 
 /** What {@link retryRun} did. */
 export interface RetriedRun {
-  /** Steps moved `discarded -> available` (or `pending`, for a child node). */
+  /**
+   * Steps moved out of `discarded`: to `available`, or `pending` for a child or fan-out node (with
+   * the item tasks a retried fan-out node reopened).
+   */
   readonly retried: number;
   /** Steps moved `cancelled -> pending`. */
   readonly reopened: number;
@@ -104,7 +113,10 @@ async function retryInTransaction(
       reopen: nodes.filter((n) => n.state === StepState.Cancelled).map((n) => n.node),
     };
   } else {
-    const requested = requestedNodes(runId, nodes, target);
+    // A retry may name an item task: it retries the item's fan-out node, with its items.
+    const named = 'node' in target ? [target.node] : 'stepIds' in target ? target.stepIds : [];
+    const itemNodes = await findItemNodes(tx, runId, named);
+    const requested = requestedNodes(runId, nodes, target, itemNodes);
     assertRunRetryable(runId, run.state, 'node' in target ? target.node : undefined);
     const causes = new Map<string, string | null>();
     const nameOf = new Map(nodes.map((n) => [n.id, n.node]));
@@ -154,6 +166,12 @@ async function retryInTransaction(
     trigger: reopenAny.trigger,
     completedState: StepState.Completed,
   });
+  const isFanOut = (name: string) => byName.get(name)!.node_type === NodeType.FanOut;
+  const fanOuts = {
+    retried: ids(plan.retry.filter(isFanOut)),
+    reopened: ids(plan.reopen.filter(isFanOut)),
+  };
+  const items = await reopenFanOuts(tx, { runId, ...fanOuts });
   if (run.state === RunState.Failed || run.state === RunState.Cancelled) {
     await moveRun(tx, {
       runId,
@@ -179,12 +197,13 @@ async function retryInTransaction(
     trigger: promote.trigger,
     taskType: NodeType.Task,
   });
-  // Reopened child and wait nodes move on in the settlement, as they would have without the
-  // discard: a child node to waiting_child with its (restarted) child run.
+  // Reopened child, fan-out and wait nodes move on in the settlement, as they would have without
+  // the discard: a child node to waiting_child with its (restarted) child run, a fan-out node
+  // expanded or its items released into the free places of its limit.
   const followUps = await settleRun(tx, runId);
   await clearSettlement(tx, { runId });
   return {
-    retried: retried.length + retriedChildren.length,
+    retried: retried.length + retriedChildren.length + fanOuts.retried.length + items,
     reopened: reopened.length,
     from: run.state,
     followUps,
@@ -196,19 +215,22 @@ function requestedNodes(
   runId: string,
   nodes: readonly RunNodeRow[],
   target: RetryTarget,
+  itemNodes: ReadonlyMap<string, string>,
 ): Set<string> {
   if ('node' in target) {
-    const node = nodes.find((n) => n.node === target.node || n.id === target.node);
+    const name = itemNodes.get(target.node) ?? target.node;
+    const node = nodes.find((n) => n.node === name || n.id === name);
     if (!node) throw new NotFoundError('node', target.node);
     assertStepRetryable(runId, node, target.node);
     return new Set([node.node]);
   }
   const wanted = 'stepIds' in target ? new Set(target.stepIds) : undefined;
+  const wantedNodes = new Set(itemNodes.values());
   const chosen = nodes.filter(
     (n) =>
       n.state === StepState.Exhausted &&
       RetriableTypes.includes(n.node_type) &&
-      (wanted === undefined || wanted.has(n.id)),
+      (wanted === undefined || wanted.has(n.id) || wantedNodes.has(n.node)),
   );
   if (chosen.length === 0) {
     throw new NoExhaustedNodeError(runId, undefined, { reason: 'invalid-entry' });
@@ -218,10 +240,15 @@ function requestedNodes(
 
 /**
  * A node is retried by the table's `discarded -> available` row for its type (`discarded ->
- * pending` for a child node), or refused.
+ * pending` for a child or fan-out node), or refused.
  */
 function assertStepRetryable(runId: string, node: RunNodeRow, named: string): void {
-  const change = node.node_type === NodeType.Child ? retryChild : retryTask;
+  const change =
+    node.node_type === NodeType.Child
+      ? retryChild
+      : node.node_type === NodeType.FanOut
+        ? retryFanOut
+        : retryTask;
   const proposal = proposeStep(node.state, change.to, change.trigger, node.node_type as NodeType);
   if (proposal.accepted) return;
   throw new NoExhaustedNodeError(runId, named, {

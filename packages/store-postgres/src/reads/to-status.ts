@@ -45,6 +45,7 @@ export function toStepStatus(row: StepReadRow): StepStatus {
     ...(row.output === undefined || row.output === null ? {} : { output: row.output }),
     dependsOn: row.depends_on,
     itemIndex: row.item_index,
+    maxParallel: row.max_parallel,
     childRunId: row.child_run_id,
     scheduledAt: row.scheduled_at,
     leaseExpiresAt: row.lease_expires_at,

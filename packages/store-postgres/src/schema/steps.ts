@@ -9,6 +9,7 @@ import {
   pgTable,
   text,
   timestamp,
+  uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
 import { ERROR_KINDS, NODE_TYPES, OnDepFailure, STEP_STATES } from '@cyclone/core';
@@ -95,9 +96,21 @@ export const cycloneSteps = pgTable(
       .on(t.kind, t.scheduledAt)
       .where(sql`${t.state} = 'available'`),
     index('cyclone_steps_run_idx').on(t.runId),
-    index('cyclone_steps_parent_idx')
+    // One item task per (fan-out node, position): an expansion that runs twice (a crash, a second
+    // process) inserts each item once.
+    uniqueIndex('cyclone_steps_parent_idx')
       .on(t.parentStepId, t.itemIndex)
       .where(sql`${t.parentStepId} IS NOT NULL`),
+    // A fan-out's progress (items in progress, the next pending ones, a discarded one) is read at
+    // every item's settlement: by state, it reads only those items, not all of the node's.
+    index('cyclone_steps_parent_state_idx')
+      .on(t.parentStepId, t.state, t.itemIndex)
+      .where(sql`${t.parentStepId} IS NOT NULL`),
+    // Settlement reads a run's nodes (item tasks excluded) at every item's completion; without it
+    // each of those reads would visit every item of the run.
+    index('cyclone_steps_run_nodes_idx')
+      .on(t.runId, t.createdAt, t.id)
+      .where(sql`${t.itemIndex} IS NULL`),
     index('cyclone_steps_lease_idx')
       .on(t.leaseExpiresAt)
       .where(sql`${t.state} = 'running'`),

@@ -18,6 +18,7 @@ import { setRunState } from './set-run-state.js';
 import { advanceWaits } from '../waits/advance-waits.js';
 import { advanceChildren } from '../children/advance-children.js';
 import { cancelChildRuns } from '../children/cancel-child-runs.js';
+import { advanceFanOuts } from '../fan-out/advance-fan-outs.js';
 
 // Every write below is one of these changes; the table refuses an illegal one at import.
 const cancelByFailFast = stepChange(StepTrigger.FailFast, StepState.Cancelled);
@@ -31,8 +32,10 @@ function runChangeParams(change: RunChange) {
 
 /**
  * Brings a run in line with the run-state rule of core after one of its steps ended in a way the
- * fast paths do not settle (a discard, above all, or a dependency of a wait node completed):
- * promotes ready wait nodes into their wait and lets them consume buffered signals, starts, completes and discards child nodes, cancels what fail-fast or
+ * fast paths do not settle (a discard, above all, a dependency of a wait, fan-out or child node
+ * completed, an item task ended): promotes ready wait nodes into their wait and lets them consume
+ * buffered signals, expands ready fan-out nodes and moves expanded ones on (`advanceFanOuts`),
+ * starts, completes and discards child nodes (`advanceChildren`), cancels what fail-fast or
  * branch cancellation cancels (with the runs of cancelled child nodes) and moves the run to
  * `completed` or `failed`. Must run inside a transaction; it takes the run's lock first.
  *
@@ -43,14 +46,19 @@ export async function settleRun(db: Executor, runId: string): Promise<string[]> 
   const followUps = new Set<string>();
   const locked = await lockRun(db, { runId });
   if (!locked || isTerminalRun(locked.state)) return [];
-  // A completed wait or child node may make another one ready: repeat until nothing moves (each
-  // pass that continues ended at least one node, so the loop ends).
+  // A wait, fan-out or child node that ended may make another node ready: repeat until nothing
+  // moves (each pass that continues ended at least one node, so the loop ends).
   for (;;) {
     await advanceWaits(db, runId);
     // A wait that completed may have completed the run: read its state again (the lock is held).
     const current = await lockRun(db, { runId });
     if (!current || isTerminalRun(current.state)) return [...followUps];
-    if (!(await advanceChildren(db, runId, current.state, followUps))) break;
+    const { ended } = await advanceFanOuts(db, runId, current.state);
+    // A fan-out that completed may have completed the run: read its state again.
+    const afterFanOuts = await lockRun(db, { runId });
+    if (!afterFanOuts || isTerminalRun(afterFanOuts.state)) return [...followUps];
+    const childrenMoved = await advanceChildren(db, runId, afterFanOuts.state, followUps);
+    if (!ended && !childrenMoved) break;
   }
   const run = await lockRun(db, { runId });
   if (!run || isTerminalRun(run.state)) return [...followUps];

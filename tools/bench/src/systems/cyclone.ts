@@ -10,10 +10,13 @@ import { migrate, PostgresStore } from '@cyclone/store-postgres';
 import { Worker } from '@cyclone/worker';
 import { cloneRows, scalar } from '../db.js';
 import { systemMeta } from './meta.js';
+import type { FanOutTarget } from '../measurements/fan-out.js';
 import type { ConfigName, SystemAdapter, WorkerConfig, WorkflowShape } from '../types.js';
 
 const jobKind = 'bench.noop';
 const stepKind = 'bench.step';
+const listKind = 'bench.list';
+const itemKind = 'bench.item';
 /** Rows per `enqueueMany` call: measured faster than one call of 20,000 (see README). */
 const enqueueChunk = 2_000;
 
@@ -39,7 +42,15 @@ const diamond = workflow('diamond')
 
 const definitions: Readonly<Record<WorkflowShape, WorkflowDefinition>> = { chain, diamond };
 
-export class CycloneAdapter implements SystemAdapter {
+/** list -> fan-out over the list, limited to `maxParallel` items at once. */
+function fanOutWorkflow(maxParallel: number): WorkflowDefinition {
+  return workflow('fan-out')
+    .task('list', listKind)
+    .fanOut('items', itemKind, { from: 'list', maxParallel })
+    .build();
+}
+
+export class CycloneAdapter implements SystemAdapter, FanOutTarget {
   readonly name = 'cyclone';
   readonly configs = systemMeta['cyclone'].configs;
   readonly shapes = systemMeta['cyclone'].shapes;
@@ -118,6 +129,45 @@ export class CycloneAdapter implements SystemAdapter {
       },
     });
     await this.worker.start();
+  }
+
+  async runFanOut(options: {
+    n: number;
+    maxParallel: number;
+    concurrency: number;
+    capMs: number;
+  }): Promise<{ seconds: number; highestRunning: number; completed: boolean }> {
+    const definition = fanOutWorkflow(options.maxParallel);
+    const list = Array.from({ length: options.n }, (_, i) => i);
+    let running = 0;
+    let highestRunning = 0;
+    this.workerPool = new pg.Pool({ connectionString: this.url, max: this.poolSize });
+    this.workerPool.on('error', () => undefined);
+    this.worker = new Worker({
+      pool: this.workerPool,
+      concurrency: options.concurrency,
+      logger: pino({ level: 'silent' }),
+      workflows: [definition],
+      handlers: {
+        [listKind]: () => Promise.resolve(list),
+        // A no-op like every bench handler, which counts the items running at once.
+        [itemKind]: async (ctx) => {
+          running += 1;
+          highestRunning = Math.max(highestRunning, running);
+          await Promise.resolve();
+          running -= 1;
+          return ctx.index ?? null;
+        },
+      },
+    });
+    const client = this.getClient();
+    const { runId } = await client.submit(definition, null);
+    const t0 = performance.now();
+    await this.worker.start();
+    const run = await client.wait(runId, { timeout: options.capMs });
+    const seconds = (performance.now() - t0) / 1000;
+    await this.stopWorker();
+    return { seconds, highestRunning, completed: run.state === 'completed' };
   }
 
   async stopWorker(): Promise<void> {

@@ -6,10 +6,17 @@ export interface SystemMeta {
   readonly packageName: string;
   readonly configs: readonly ConfigName[];
   readonly shapes: readonly WorkflowShape[];
+  /** Whether the system runs the fan-out measurement (a fan-out node with a parallelism limit). */
+  readonly fanOut?: boolean;
 }
 
 export const systemMeta: Readonly<Record<SystemName, SystemMeta>> = {
-  cyclone: { packageName: '@cyclone/worker', configs: ['default'], shapes: ['chain', 'diamond'] },
+  cyclone: {
+    packageName: '@cyclone/worker',
+    configs: ['default'],
+    shapes: ['chain', 'diamond'],
+    fanOut: true,
+  },
   'graphile-worker': {
     packageName: 'graphile-worker',
     configs: ['default', 'fast'],
