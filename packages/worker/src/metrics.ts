@@ -91,16 +91,24 @@ export class WorkerMetrics implements StepMetrics {
       buckets: ClaimBuckets,
       registers,
     }).labels();
-    this.bind = (kind) => ({
-      claimed: claimed.labels(kind),
-      completed: completed.labels(kind),
-      retried: failed.labels(kind, 'retried'),
-      discarded: failed.labels(kind, 'discarded'),
-      snoozed: snoozed.labels(kind),
-      dropped: dropped.labels(kind),
-      handler: handler.labels(kind),
-      queueWait: queueWait.labels(kind),
-    });
+    this.bind = (kind) => {
+      const series: KindSeries = {
+        claimed: claimed.labels(kind),
+        completed: completed.labels(kind),
+        retried: failed.labels(kind, 'retried'),
+        discarded: failed.labels(kind, 'discarded'),
+        snoozed: snoozed.labels(kind),
+        dropped: dropped.labels(kind),
+        handler: handler.labels(kind),
+        queueWait: queueWait.labels(kind),
+      };
+      // prom-client writes a series once it has a value: start each at zero.
+      const { claimed: a, completed: b, retried: c, discarded: d, snoozed: e, dropped: f } = series;
+      for (const counter of [a, b, c, d, e, f]) counter.inc(0);
+      handler.zero({ kind });
+      queueWait.zero({ kind });
+      return series;
+    };
     // Every kind's series exists from the start, at zero: a rate over a counter that appears
     // only with its first increment misses that increment.
     for (const kind of options.kinds) this.series.set(kind, this.bind(kind));
