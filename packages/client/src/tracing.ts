@@ -1,4 +1,5 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { thrownMessage } from '@cyclone/core';
 
 /**
  * The client's tracer. Through `@opentelemetry/api` only: without an SDK registered by the
@@ -34,10 +35,10 @@ export function traceSubmission<T extends readonly { readonly runId: string }[]>
         if (submitted.length === 1) span.setAttribute('cyclone.run_id', submitted[0]!.runId);
         return submitted;
       } catch (error) {
-        span.recordException(error instanceof Error ? error : String(error));
+        span.recordException(error instanceof Error ? error : thrownMessage(error));
         span.setStatus({
           code: SpanStatusCode.ERROR,
-          message: error instanceof Error ? error.message : String(error),
+          message: thrownMessage(error),
         });
         throw error;
       } finally {

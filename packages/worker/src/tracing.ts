@@ -7,7 +7,7 @@ import {
   trace,
   type Span,
 } from '@opentelemetry/api';
-import { isSnoozeError } from '@cyclone/core';
+import { isSnoozeError, thrownMessage } from '@cyclone/core';
 import type { ClaimedStep, ClaimRequest, Completion } from '@cyclone/store-postgres';
 import type { HandlerResult } from './outcome.js';
 
@@ -32,10 +32,10 @@ export const SpanAttributes = {
 /** Ends a span with an error status when its work failed. */
 function endWith(span: Span, error: unknown): void {
   if (error !== undefined) {
-    span.recordException(error instanceof Error ? error : String(error));
+    span.recordException(error instanceof Error ? error : thrownMessage(error));
     span.setStatus({
       code: SpanStatusCode.ERROR,
-      message: error instanceof Error ? error.message : String(error),
+      message: thrownMessage(error),
     });
   }
   span.end();

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { ErrorKind, type ErrorKind as ErrorKindValue } from '@cyclone/core';
+import { ErrorKind } from '@cyclone/core';
 import { claimOne, useStore } from '../fixture.js';
 
 const fx = useStore();
 
 /** Discards the one available step of `kind` with `errorKind`. */
-async function discard(kind: string, errorKind: ErrorKindValue): Promise<void> {
+async function discard(
+  kind: string,
+  errorKind: typeof ErrorKind.Permanent | typeof ErrorKind.Retryable,
+): Promise<void> {
   await fx.job(kind, { maxAttempts: 1 });
   const claimed = await claimOne(fx, kind);
   const outcome = await fx.store.fail({
