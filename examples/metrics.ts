@@ -35,7 +35,12 @@ await client.wait(runId, { timeout: '30s' });
 
 const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
 const shown = /^cyclone_(steps_completed_total|queue_depth|dlq_steps|scheduler_leader)\b/;
-console.log(text.split('\n').filter((line) => shown.test(line)).join('\n'));
+console.log(
+  text
+    .split('\n')
+    .filter((line) => shown.test(line))
+    .join('\n'),
+);
 
 server.close();
 await client.close();

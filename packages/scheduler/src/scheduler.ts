@@ -214,7 +214,8 @@ export class Scheduler {
   }
 
   private scanned(scanner: string, result: 'ok' | 'error'): void {
-    if (this.metricsOrError instanceof SchedulerMetrics) this.metricsOrError.scanned(scanner, result);
+    if (this.metricsOrError instanceof SchedulerMetrics)
+      this.metricsOrError.scanned(scanner, result);
   }
 
   /** Stops scanning, gives up the leadership and closes what it opened. */

@@ -28,7 +28,11 @@ export async function collectQueueMetrics(
   });
   const queues = rows
     .filter((r) => r.series === 'queue')
-    .map((r) => ({ kind: r.label, available: r.count, oldestAgeSeconds: r.oldest_age_seconds ?? 0 }))
+    .map((r) => ({
+      kind: r.label,
+      available: r.count,
+      oldestAgeSeconds: r.oldest_age_seconds ?? 0,
+    }))
     .sort((a, b) => (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0));
   const exhausted = rows
     .filter((r) => r.series === 'dlq')

@@ -60,6 +60,9 @@ FROM unnest(${p.reasons}::text[]) AS r(reason)
 );
 
 /** Reads the queue gauges (per kind) and the DLQ gauges (per reason) in one round trip. */
-export function readQueueMetrics(db: Executor, p: ReadQueueMetricsParams): Promise<QueueMetricsRow[]> {
+export function readQueueMetrics(
+  db: Executor,
+  p: ReadQueueMetricsParams,
+): Promise<QueueMetricsRow[]> {
   return db.rows(statement, p);
 }

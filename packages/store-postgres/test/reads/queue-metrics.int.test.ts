@@ -59,9 +59,7 @@ describe('collectQueueMetrics', () => {
   it('stops counting at countLimit', async () => {
     for (let i = 0; i < 4; i++) await fx.job('qm.capped');
     const metrics = await fx.store.collectQueueMetrics({ kinds: ['qm.capped'], countLimit: 2 });
-    expect(metrics.queues).toEqual([
-      expect.objectContaining({ kind: 'qm.capped', available: 2 }),
-    ]);
+    expect(metrics.queues).toEqual([expect.objectContaining({ kind: 'qm.capped', available: 2 })]);
   });
 
   it('counts the DLQ by reason, every reason present', async () => {

@@ -133,7 +133,10 @@ describe('worker metrics', () => {
       const text = await successor.metrics();
       expect(sample(text, 'cyclone_scheduler_leader')).toBe(1);
       expect(
-        sample(text, 'cyclone_scheduler_scanner_passes_total{scanner="reclaim-expired-leases",result="ok"}'),
+        sample(
+          text,
+          'cyclone_scheduler_scanner_passes_total{scanner="reclaim-expired-leases",result="ok"}',
+        ),
       ).toBeGreaterThanOrEqual(1);
     } finally {
       await successor.stop();

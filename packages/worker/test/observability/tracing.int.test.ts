@@ -56,7 +56,10 @@ describe('tracing', () => {
 
     const [submit] = spansNamed('cyclone.submit');
     expect(submit!.spanContext().traceId).toBe(traceId);
-    expect(submit!.attributes).toMatchObject({ 'cyclone.workflow': 'traced', 'cyclone.run_id': runId });
+    expect(submit!.attributes).toMatchObject({
+      'cyclone.workflow': 'traced',
+      'cyclone.run_id': runId,
+    });
     const step = await eventually(() => spansNamed('cyclone.step')[0], 'the step span');
     const [stepRow] = await engine.client.listSteps(runId);
     expect(step.spanContext().traceId).toBe(traceId);
