@@ -1,5 +1,6 @@
 import type { Counter, Registry } from 'prom-client';
-import type { MetricsRegistry, PromClient } from './prom-client.js';
+import type { MetricsRegistry } from './metrics-registry.js';
+import type { PromClient } from './prom-client.js';
 
 /** What {@link SchedulerMetrics} reads and where it registers. */
 export interface SchedulerMetricsOptions {

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Duration, WorkflowDefinition } from '@cyclone/core';
-import type { MetricsRegistry } from './prom-client.js';
+import type { MetricsRegistry } from './metrics-registry.js';
 
 /** Options of a `Scheduler`. */
 export interface SchedulerOptions {

@@ -16,7 +16,7 @@ import { SettlePendingScanner } from './scanners/settle-pending.js';
 import { UnservedKindsScanner } from './scanners/unserved-kinds.js';
 
 export type { SchedulerOptions } from './options.js';
-export type { MetricsRegistry } from './prom-client.js';
+export type { MetricsRegistry } from './metrics-registry.js';
 
 /** The name of the leader lease the scheduler replicas share. */
 const LEADER_LEASE = 'scheduler';

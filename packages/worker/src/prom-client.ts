@@ -2,18 +2,8 @@ import { createRequire } from 'node:module';
 import { MetricsUnavailableError } from '@cyclone/core';
 import type * as PromClientModule from 'prom-client';
 
-/** The prom-client module, loaded only when a worker is built. */
+/** The prom-client module, loaded when a worker or a scheduler is built. */
 export type PromClient = typeof PromClientModule;
-
-/**
- * What `metricsRegistry` accepts: a prom-client `Registry` of the application, typed by shape so
- * that an application without prom-client does not need its type declarations.
- */
-export interface MetricsRegistry {
-  registerMetric(metric: unknown): void;
-  metrics(): Promise<string>;
-  readonly contentType: string;
-}
 
 const load = createRequire(import.meta.url);
 
