@@ -43,6 +43,7 @@ import { parseNodeLocator } from './node-locator.js';
 import { RunWaiter } from './run-waiter.js';
 import { ScheduleApi } from './schedules.js';
 import { ScheduleControls } from './schedule-controls.js';
+import { traceSubmission } from './tracing.js';
 
 /** How a {@link Client} reaches Postgres: its own pool from a URL, or a pool the application owns. */
 export type ClientOptions = (
@@ -162,12 +163,16 @@ export class Client extends ScheduleControls {
   ): Promise<Submitted[]> {
     const opts = parseSubmitOptions(options);
     const def = parseWorkflowDefinition(definition);
-    const runs = inputs.map((input, i) =>
-      runOfDefinition(def, this.encodeInput(input, many ? `inputs[${i}]` : 'input'), {
-        ...this.runOptions(opts, many ? i : undefined),
-      }),
-    );
-    return this.insert(runs, opts.tx);
+    const attributes = { workflow: def.name, runs: inputs.length };
+    return traceSubmission('cyclone.submit', attributes, (traceContext) => {
+      const runs = inputs.map((input, i) =>
+        runOfDefinition(def, this.encodeInput(input, many ? `inputs[${i}]` : 'input'), {
+          ...this.runOptions(opts, many ? i : undefined),
+          traceContext,
+        }),
+      );
+      return this.insert(runs, opts.tx);
+    });
   }
 
   /** Enqueues a standalone job: a run of one step of handler `kind`, named after its kind. */
@@ -202,16 +207,20 @@ export class Client extends ScheduleControls {
       opts.scheduledAt === undefined || opts.scheduledAt instanceof Date
         ? null
         : toMilliseconds(opts.scheduledAt, 'scheduledAt');
-    const runs = argsList.map((args, i) =>
-      runOfJob(validKind, this.encodeInput(args, many ? `args[${i}]` : 'args'), {
-        ...this.runOptions(opts, many ? i : undefined),
-        maxAttempts: opts.maxAttempts,
-        timeoutMs: opts.timeout === undefined ? null : toMilliseconds(opts.timeout, 'timeout'),
-        delayMs,
-        runAt,
-      }),
-    );
-    return this.insert(runs, opts.tx);
+    const attributes = { workflow: validKind, runs: argsList.length };
+    return traceSubmission('cyclone.enqueue', attributes, (traceContext) => {
+      const runs = argsList.map((args, i) =>
+        runOfJob(validKind, this.encodeInput(args, many ? `args[${i}]` : 'args'), {
+          ...this.runOptions(opts, many ? i : undefined),
+          maxAttempts: opts.maxAttempts,
+          timeoutMs: opts.timeout === undefined ? null : toMilliseconds(opts.timeout, 'timeout'),
+          delayMs,
+          runAt,
+          traceContext,
+        }),
+      );
+      return this.insert(runs, opts.tx);
+    });
   }
 
   private runOptions(opts: SubmitOptions, index: number | undefined) {

@@ -264,3 +264,21 @@ export class DatabaseQueryError extends CycloneError {
     super(`${operation} failed${sqlState ? ` (SQLSTATE ${sqlState})` : ''}: ${message}`, options);
   }
 }
+
+/**
+ * Metrics were asked for (`metrics()`, or a `metricsRegistry` option) but `prom-client`, an
+ * optional peer dependency, cannot be loaded. `cause` is the loader's error.
+ */
+export class MetricsUnavailableError extends CycloneError {
+  readonly code = 'METRICS_UNAVAILABLE';
+  constructor(
+    /** What asked, e.g. `worker`. */
+    readonly component: string,
+    options?: CycloneErrorOptions,
+  ) {
+    super(
+      `${component} metrics need the optional peer dependency prom-client: install it (npm install prom-client) to use metrics() or metricsRegistry`,
+      options,
+    );
+  }
+}

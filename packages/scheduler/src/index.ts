@@ -11,5 +11,5 @@
  *
  * @packageDocumentation
  */
-export { Scheduler, type SchedulerOptions } from './scheduler.js';
+export { Scheduler, type SchedulerOptions, type MetricsRegistry } from './scheduler.js';
 export type { Scanner } from './scanners/scanner.js';

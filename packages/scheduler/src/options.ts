@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Duration, WorkflowDefinition } from '@cyclone/core';
+import type { MetricsRegistry } from './metrics-registry.js';
 
 /** Options of a `Scheduler`. */
 export interface SchedulerOptions {
@@ -10,6 +11,13 @@ export interface SchedulerOptions {
   readonly schema?: string;
   /** Workflows the scheduler may start (schedules, child runs). */
   readonly workflows?: readonly WorkflowDefinition[];
+  /**
+   * A prom-client `Registry` of the application to register the scheduler's metrics in
+   * (`cyclone_scheduler_leader`, `cyclone_scheduler_scanner_passes_total`). By default the
+   * scheduler keeps a registry of its own, read by `scheduler.metrics()`. Needs prom-client, an
+   * optional peer dependency: given without it, the constructor throws `MetricsUnavailableError`.
+   */
+  readonly metricsRegistry?: MetricsRegistry;
   /**
    * How often the scanners run.
    * @defaultValue `'1s'`

@@ -1,9 +1,11 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { pino, type Logger } from 'pino';
-import { toMilliseconds, type WorkflowDefinition } from '@cyclone/core';
+import { MetricsUnavailableError, toMilliseconds, type WorkflowDefinition } from '@cyclone/core';
 import { connectStore, type MaintenanceStore } from '@cyclone/store-postgres';
+import { SchedulerMetrics } from './metrics.js';
 import type { SchedulerOptions } from './options.js';
+import { loadPromClient } from './prom-client.js';
 import { DueWaitsScanner } from './scanners/due-waits.js';
 import { ReclaimExpiredLeasesScanner } from './scanners/reclaim-expired-leases.js';
 import { RetentionScanner } from './scanners/retention.js';
@@ -14,6 +16,7 @@ import { SettlePendingScanner } from './scanners/settle-pending.js';
 import { UnservedKindsScanner } from './scanners/unserved-kinds.js';
 
 export type { SchedulerOptions } from './options.js';
+export type { MetricsRegistry } from './metrics-registry.js';
 
 /** The name of the leader lease the scheduler replicas share. */
 const LEADER_LEASE = 'scheduler';
@@ -47,6 +50,8 @@ export class Scheduler {
   private ticking: Promise<void> | undefined;
   private leading = false;
   private stopped = false;
+  /** The metrics, or why there are none (prom-client is not installed). */
+  private readonly metricsOrError: SchedulerMetrics | MetricsUnavailableError;
 
   constructor(options: SchedulerOptions) {
     this.id = options.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
@@ -71,6 +76,40 @@ export class Scheduler {
     this.intervalMs = toMilliseconds(options.interval ?? '1s', 'interval');
     this.workflows = options.workflows ?? [];
     this.scanners = this.buildScanners(options);
+    this.metricsOrError = this.buildMetrics(options);
+  }
+
+  /**
+   * With prom-client installed, metrics are kept from the start; without it they are not, and
+   * only asking for them (`metrics()`, or `metricsRegistry`, which throws here) says so.
+   */
+  private buildMetrics(options: SchedulerOptions): SchedulerMetrics | MetricsUnavailableError {
+    let prom;
+    try {
+      prom = loadPromClient('scheduler');
+    } catch (error) {
+      if (options.metricsRegistry !== undefined || !(error instanceof MetricsUnavailableError))
+        throw error;
+      return error;
+    }
+    return new SchedulerMetrics({
+      prom,
+      registry: options.metricsRegistry,
+      isLeader: () => this.leading,
+      scanners: this.scanners.map((s) => s.name),
+    });
+  }
+
+  /**
+   * The scheduler's metrics in the Prometheus text format: `cyclone_scheduler_leader` (1 while
+   * this replica leads) and `cyclone_scheduler_scanner_passes_total{scanner, result}`. With
+   * `metricsRegistry`, the text of that whole registry.
+   *
+   * @throws MetricsUnavailableError when prom-client (an optional peer dependency) is not installed
+   */
+  async metrics(): Promise<string> {
+    if (this.metricsOrError instanceof MetricsUnavailableError) throw this.metricsOrError;
+    return this.metricsOrError.text();
   }
 
   private buildScanners(options: SchedulerOptions): Scanner[] {
@@ -167,13 +206,20 @@ export class Scheduler {
       this.lastRun.set(scanner, Date.now());
       try {
         await scanner.runOnce();
+        this.scanned(scanner.name, 'ok');
       } catch (error) {
+        this.scanned(scanner.name, 'error');
         this.logger.error(
           { err: error, scanner: scanner.name },
           'scanner failed; retrying at the next interval',
         );
       }
     }
+  }
+
+  private scanned(scanner: string, result: 'ok' | 'error'): void {
+    if (this.metricsOrError instanceof SchedulerMetrics)
+      this.metricsOrError.scanned(scanner, result);
   }
 
   /** Stops scanning, gives up the leadership and closes what it opened. */

@@ -44,6 +44,7 @@ export {
 export { Notifier, type NotifierOptions } from './db/notifier.js';
 export { Channels } from './db/channels.js';
 export { uuidv7, isUuid } from './ids.js';
+export { QueueMetricsDefaults } from './reads/collect-queue-metrics.js';
 export { tablesIn, type Tables } from './db/tables.js';
 export { withTransaction, isRetryableTransactionError } from './db/transaction.js';
 export type { Queryable } from './db/executor.js';

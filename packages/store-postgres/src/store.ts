@@ -13,6 +13,8 @@ import type {
   Completion,
   ExhaustedPage,
   ExhaustedQuery,
+  QueueMetrics,
+  QueueMetricsQuery,
   RedriveQuery,
   RedriveResult,
   RetryRequest,
@@ -59,6 +61,7 @@ import { deleteFinishedRuns } from './maintenance/delete-finished-runs.js';
 import { expireRunDeadlines } from './maintenance/expire-run-deadlines.js';
 import { cancelRun } from './operator/cancel-run.js';
 import { listExhausted } from './operator/list-exhausted.js';
+import { collectQueueMetrics } from './reads/collect-queue-metrics.js';
 import { pauseRun } from './operator/pause-run.js';
 import { redrive } from './operator/redrive.js';
 import { resumeRun } from './operator/resume-run.js';
@@ -348,6 +351,14 @@ export class PostgresStore implements CycloneStore {
     await this.guard('resumeRun', () => resumeRun(this.exec, runId));
     // A resume that ended a child run (what it applied completed the run) settles its parent.
     await settleParentOf(this.exec, runId);
+  }
+
+  /**
+   * Reads queue depth and oldest available age per kind and the DLQ's size per reason, bounded
+   * (see {@link QueueMetricsQuery}): the database side of Prometheus's `/metrics`.
+   */
+  collectQueueMetrics(query: QueueMetricsQuery = {}): Promise<QueueMetrics> {
+    return this.guard('collectQueueMetrics', () => collectQueueMetrics(this.exec, query));
   }
 
   /** The DLQ: discarded steps newest first, by reason and workflow. @throws ValidationError for a bad cursor */

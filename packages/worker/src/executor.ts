@@ -5,6 +5,8 @@ import { InFlightSteps, type InFlight } from './in-flight.js';
 import { decideOutcome, type HandlerResult, type OutcomeOptions } from './outcome.js';
 import type { Recorder } from './recorder.js';
 import type { Handler, StepContext } from './step-context.js';
+import type { StepMetrics } from './step-metrics.js';
+import { traceStep } from './tracing.js';
 
 /** What an {@link Executor} is wired to. */
 export interface ExecutorOptions {
@@ -12,6 +14,8 @@ export interface ExecutorOptions {
   readonly logger: Logger;
   readonly recorder: Recorder;
   readonly outcome: OutcomeOptions;
+  /** Told each handler's run time by kind. */
+  readonly metrics: StepMetrics;
   /** Told how long each handler ran, in milliseconds (the producer's adaptive prefetch). */
   readonly onHandlerTime: (ms: number) => void;
   /** Told when a slot is free again, or an outcome written. */
@@ -96,8 +100,10 @@ export class Executor {
       kind: step.kind,
     });
     const startedAt = performance.now();
-    const result = await this.run(entry, log, settle);
-    this.options.onHandlerTime(performance.now() - startedAt);
+    const result = await traceStep(step, () => this.run(entry, log, settle));
+    const handlerMs = performance.now() - startedAt;
+    this.options.onHandlerTime(handlerMs);
+    this.options.metrics.handlerFinished(step.kind, handlerMs);
     if (entry.lost) {
       log.warn({ reason: entry.lost }, 'step no longer held by this worker; its result is dropped');
       return;

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Duration, WorkflowDefinition } from '@cyclone/core';
+import type { MetricsRegistry } from './metrics-registry.js';
 import type { Handler } from './step-context.js';
 
 /** Options of a {@link Worker}. */
@@ -92,6 +93,14 @@ export interface WorkerOptions {
    * @defaultValue `'7d'`
    */
   readonly retention?: Duration | false;
+  /**
+   * A prom-client `Registry` of the application to register the worker's metrics in, so that the
+   * application's own `/metrics` serves them (one worker per registry: the names would clash). By
+   * default the worker keeps a registry of its own, read by `worker.metrics()`. Needs prom-client,
+   * an optional peer dependency: given without it, the constructor throws `MetricsUnavailableError`.
+   * @defaultValue a registry of the worker's own (when prom-client is installed)
+   */
+  readonly metricsRegistry?: MetricsRegistry;
   /** This worker's id in claims, events and logs. @defaultValue `<hostname>:<pid>:<random>` */
   readonly id?: string;
   /** Random source of the backoff jitter (tests pass a seeded one). @defaultValue `Math.random` */

@@ -5,6 +5,7 @@ import { BatchCompleter } from './completion-batcher.js';
 import { loggableError } from './log-error.js';
 import type { StepOutcome } from './outcome.js';
 import { redactSecrets } from './redact-secrets.js';
+import { NoStepMetrics, type StepMetrics } from './step-metrics.js';
 import {
   isTransientDatabaseError,
   retryTransient,
@@ -44,6 +45,7 @@ export class Recorder {
     private readonly store: WorkerStore,
     private readonly options: RecorderOptions,
     private readonly logger: Logger,
+    private readonly metrics: StepMetrics = NoStepMetrics,
   ) {
     this.retry = {
       budgetMs: options.writeRetryMs,
@@ -93,6 +95,8 @@ export class Recorder {
           log,
         );
       }
+      if (accepted) this.metrics.completed(step.kind);
+      else this.metrics.dropped(step.kind);
       if (accepted) log.debug({ attempt }, 'step completed');
       else log.warn({ attempt }, 'stale completion dropped: the claim moved on');
       return;
@@ -102,6 +106,8 @@ export class Recorder {
         () => this.store.snooze(step.id, step.claimToken, outcome.delayMs),
         this.retry,
       );
+      if (held) this.metrics.snoozed(step.kind);
+      else this.metrics.dropped(step.kind);
       if (!held) log.warn('stale snooze dropped: the claim moved on');
       return;
     }
@@ -135,6 +141,8 @@ export class Recorder {
         log,
       );
     }
+    if (result === 'fenced') this.metrics.dropped(step.kind);
+    else this.metrics.failed(step.kind, result);
     if (result === 'fenced') {
       log.warn({ attempt }, 'stale failure dropped: the claim moved on');
       return;
@@ -193,6 +201,8 @@ export class Recorder {
         }),
       this.retry,
     );
+    if (result === 'fenced') this.metrics.dropped(step.kind);
+    else this.metrics.failed(step.kind, result);
     if (result === 'fenced') log.warn('stale failure dropped: the claim moved on');
   }
 }

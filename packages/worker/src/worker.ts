@@ -1,19 +1,27 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { pino, type Logger } from 'pino';
-import { CycloneError, toMilliseconds } from '@cyclone/core';
+import { CycloneError, toMilliseconds, type MetricsUnavailableError } from '@cyclone/core';
 import type { Scheduler } from '@cyclone/scheduler';
 import { embeddedScheduler } from './embedded-scheduler.js';
-import { connectStore, type StoreNotifications, type WorkerStore } from '@cyclone/store-postgres';
+import {
+  connectStore,
+  type QueueMetricsReads,
+  type StoreNotifications,
+  type WorkerStore,
+} from '@cyclone/store-postgres';
 import { WorkerStartError } from './errors.js';
 import { Executor } from './executor.js';
 import type { InFlight } from './in-flight.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { loggableError } from './log-error.js';
+import { setUpWorkerMetrics, WorkerMetrics } from './metrics.js';
+import { observedStore } from './observed-store.js';
 import type { StopOptions, WorkerOptions } from './options.js';
 import { Producer } from './producer.js';
 import { Recorder } from './recorder.js';
 import { handleProcessSignals } from './signal-handler.js';
+import { NoStepMetrics } from './step-metrics.js';
 import { resolveWorkerConfig, type WorkerConfig } from './worker-config.js';
 
 export { FastHandlerMs } from './producer.js';
@@ -56,7 +64,7 @@ export const ShutdownAbortGraceMs = 1_000;
 export class Worker {
   /** This worker's id, as recorded on its claims. */
   readonly id: string;
-  readonly store: WorkerStore & StoreNotifications;
+  readonly store: WorkerStore & StoreNotifications & QueueMetricsReads;
   private readonly closeConnection: () => Promise<void>;
   private readonly logger: Logger;
   private readonly config: WorkerConfig;
@@ -72,6 +80,8 @@ export class Worker {
   private forced = false;
   private uninstallSignals: (() => void) | undefined;
   private readonly scheduler: Scheduler | undefined;
+  /** The metrics, or why there are none (prom-client is not installed). */
+  private readonly metricsOrError: WorkerMetrics | MetricsUnavailableError;
 
   constructor(options: WorkerOptions) {
     this.config = resolveWorkerConfig(options);
@@ -95,9 +105,19 @@ export class Worker {
     );
     this.store = connection.store;
     this.closeConnection = connection.close;
-    this.scheduler = embeddedScheduler(options, this.logger);
-    this.recorder = new Recorder(this.store, config, this.logger);
+    this.metricsOrError = setUpWorkerMetrics({
+      registry: options.metricsRegistry,
+      kinds: config.kinds,
+      store: this.store,
+      logger: this.logger,
+    });
+    const metrics = this.metricsOrError instanceof WorkerMetrics ? this.metricsOrError : undefined;
+    // Claims and completions are measured and traced by wrapping the store they go through.
+    const store = observedStore(this.store, metrics ?? NoStepMetrics);
+    this.scheduler = embeddedScheduler(options, this.logger, metrics?.registry);
+    this.recorder = new Recorder(store, config, this.logger, metrics);
     this.executor = new Executor({
+      metrics: metrics ?? NoStepMetrics,
       handlers: config.handlers,
       logger: this.logger,
       recorder: this.recorder,
@@ -107,7 +127,7 @@ export class Worker {
     });
     const executor = this.executor;
     this.producer = new Producer(
-      this.store,
+      store,
       { ...config, workerId: this.id },
       {
         get running() {
@@ -132,6 +152,20 @@ export class Worker {
   /** Steps this worker is executing now. */
   get activeSteps(): number {
     return this.executor.inFlight.size;
+  }
+
+  /**
+   * The worker's metrics in the Prometheus text format: steps claimed, completed, failed (by kind
+   * and outcome), snoozed and dropped; handler, claim and queue-wait histograms; and, read from the
+   * database now, queue depth and oldest available age for its kinds and the DLQ's size by reason
+   * (plus the embedded scheduler's leader gauge with `scheduler: true`). With `metricsRegistry`,
+   * the text of that whole registry. Serve it on your `/metrics` endpoint.
+   *
+   * @throws MetricsUnavailableError when prom-client (an optional peer dependency) is not installed
+   */
+  async metrics(): Promise<string> {
+    if (!(this.metricsOrError instanceof WorkerMetrics)) throw this.metricsOrError;
+    return this.metricsOrError.text();
   }
 
   /** Steps claimed ahead that wait for a free slot. */

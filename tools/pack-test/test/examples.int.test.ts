@@ -169,6 +169,14 @@ describe('the examples', () => {
     expect(await scheduler.exited).toEqual({ code: 0, signal: null });
   });
 
+  it('metrics.ts serves the worker metrics, runs a job and prints what a scrape returns', async () => {
+    const { stdout } = await example('metrics.ts', env);
+    expect(stdout).toMatch(/^cyclone_steps_completed_total\{kind="email\.send"\} [1-9]\d*$/m);
+    expect(stdout).toMatch(/^cyclone_queue_depth\{kind="email\.send"\} \d+$/m);
+    expect(stdout).toMatch(/^cyclone_dlq_steps\{reason="permanent"\} \d+$/m);
+    expect(stdout).toMatch(/^cyclone_scheduler_leader [01]$/m);
+  });
+
   it('core-workflow.ts builds a definition and prints its hash', async () => {
     const { stdout } = await example('core-workflow.ts', {});
     expect(stdout.trim()).toMatch(/^[0-9a-f]{64}$/);

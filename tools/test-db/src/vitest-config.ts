@@ -29,7 +29,13 @@ const globalSetup = fileURLToPath(new URL('./global-setup.ts', import.meta.url))
  * Sibling packages resolve to their TypeScript sources through the `@cyclone/source` export
  * condition, so tests need no build; then the usual server conditions.
  */
-const conditions = ['@cyclone/source', ...defaultServerConditions];
+const conditions = [
+  '@cyclone/source',
+  // Without `module`: vitest hands these conditions to the Node processes that run the tests, and
+  // under `module` Node's own `require` picks a bundler-only ESM build (OpenTelemetry's, with
+  // extensionless imports, loaded by prom-client) that Node cannot load. Tests resolve as Node does.
+  ...defaultServerConditions.filter((condition) => condition !== 'module'),
+];
 
 /**
  * The vitest config of the package whose `vitest.config.ts` passes its `import.meta.url`.

@@ -34,6 +34,10 @@ export interface ClaimedStep {
   readonly deps: Readonly<Record<string, unknown>>;
   readonly item: unknown;
   readonly itemIndex: number | null;
+  /** The W3C trace context the run was submitted under (`traceparent`, `tracestate`), or null. */
+  readonly traceContext: Readonly<Record<string, string>> | null;
+  /** How long the step had been claimable when claimed, in ms (the database's clock). */
+  readonly queueWaitMs: number;
 }
 
 /** A held step: the pair every fenced write is checked against. */

@@ -32,6 +32,8 @@ export type ClaimedStepRow = Pick<
   workflow: string;
   input: unknown;
   deps: Record<string, unknown> | null;
+  trace_context: Record<string, string> | null;
+  queue_wait_ms: number;
 };
 
 /**
@@ -66,13 +68,15 @@ WITH picked AS (
   WHERE s.id = ANY(ARRAY(SELECT id FROM picked)) AND s.state = ANY(${p.fromStates}::text[])
   RETURNING s.id, s.run_id, s.node, s.node_type, s.kind, s.attempts, s.max_attempts, s.reclaims,
             s.timeout_ms, s.backoff, s.claim_token, s.lease_expires_at, s.item, s.item_index,
-            s.depends_on
+            s.depends_on, s.scheduled_at
 ), events AS (
   ${startedEvents(t, p)}
 )
 SELECT c.id, c.run_id, c.node, c.node_type, c.kind, c.attempts, c.max_attempts, c.reclaims,
        c.timeout_ms, c.backoff, c.claim_token, c.lease_expires_at, c.item, c.item_index,
-       r.workflow, r.input,
+       r.workflow, r.input, r.trace_context,
+       -- How long the step waited, claimable, for a worker: on the database's clock.
+       (extract(epoch FROM now() - c.scheduled_at) * 1000)::float8 AS queue_wait_ms,
        CASE WHEN cardinality(c.depends_on) = 0 THEN NULL ELSE (
          SELECT jsonb_object_agg(d.node, d.output) FROM ${t.steps} d
          WHERE d.run_id = c.run_id AND d.node = ANY(c.depends_on) AND d.item_index IS NULL

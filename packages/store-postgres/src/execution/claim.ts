@@ -30,5 +30,7 @@ export async function claim(db: Executor, request: ClaimRequest): Promise<Claime
     deps: r.deps ?? {},
     item: r.item,
     itemIndex: r.item_index,
+    traceContext: r.trace_context,
+    queueWaitMs: r.queue_wait_ms,
   }));
 }

@@ -40,6 +40,11 @@ export const cycloneRuns = pgTable(
     parentRunId: uuid('parent_run_id'),
     parentStepId: uuid('parent_step_id'),
     idempotencyKey: text('idempotency_key'),
+    /**
+     * The W3C trace context (`{ traceparent, tracestate }`) of the span active at submit, so the
+     * worker's step spans join the submitter's trace; null when no span was active.
+     */
+    traceContext: jsonb('trace_context').$type<Record<string, string>>(),
     /** WithRunDeadline: when the deadline scanner stops the run. */
     deadlineAt: timestamp('deadline_at', tz),
     /** WithMaxReclaims: reclaims a step may have before the next expiry discards it. */

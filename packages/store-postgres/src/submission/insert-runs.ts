@@ -28,6 +28,7 @@ export interface InsertRunsParams {
   runOpenSteps: number[];
   runParentRunIds: (string | null)[];
   runParentStepIds: (string | null)[];
+  runTraceContexts: (string | null)[];
   stepIds: string[];
   stepRunIds: string[];
   stepNodes: string[];
@@ -79,16 +80,17 @@ WITH defs AS (
   ON CONFLICT (hash) DO NOTHING
 ), new_runs AS (
   INSERT INTO ${t.runs} (id, workflow, definition_hash, input, idempotency_key, deadline_at,
-                         max_reclaims, open_steps, parent_run_id, parent_step_id, state)
+                         max_reclaims, open_steps, parent_run_id, parent_step_id, trace_context,
+                         state)
   SELECT r.id, r.workflow, r.definition_hash, r.input, r.idempotency_key,
          now() + r.deadline_ms * interval '1 millisecond', r.max_reclaims, r.open_steps,
-         r.parent_run_id, r.parent_step_id, ${p.runState}::text
+         r.parent_run_id, r.parent_step_id, r.trace_context, ${p.runState}::text
   FROM unnest(${p.runIds}::uuid[], ${p.runWorkflows}::text[], ${p.runDefinitionHashes}::text[],
               ${p.runInputs}::jsonb[], ${p.runIdempotencyKeys}::text[], ${p.runDeadlineMs}::bigint[],
               ${p.runMaxReclaims}::int[], ${p.runOpenSteps}::int[], ${p.runParentRunIds}::uuid[],
-              ${p.runParentStepIds}::uuid[])
+              ${p.runParentStepIds}::uuid[], ${p.runTraceContexts}::jsonb[])
        AS r(id, workflow, definition_hash, input, idempotency_key, deadline_ms, max_reclaims,
-            open_steps, parent_run_id, parent_step_id)
+            open_steps, parent_run_id, parent_step_id, trace_context)
   ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
   RETURNING id
 ), new_steps AS (
@@ -160,6 +162,7 @@ export function insertRunsParams(runs: readonly NewRun[]): InsertRunsParams {
     runOpenSteps: runs.map((r) => r.steps.length),
     runParentRunIds: runs.map((r) => r.parentRunId),
     runParentStepIds: runs.map((r) => r.parentStepId),
+    runTraceContexts: runs.map((r) => json(r.traceContext)),
     stepIds: steps.map(({ step }) => step.id),
     stepRunIds: steps.map(({ run }) => run.id),
     stepNodes: steps.map(({ step }) => step.node),

@@ -42,6 +42,8 @@ export interface NewRun {
   readonly maxReclaims: number | null;
   readonly parentRunId: string | null;
   readonly parentStepId: string | null;
+  /** The submitter's W3C trace context (`traceparent`, `tracestate`), or null. */
+  readonly traceContext?: Readonly<Record<string, string>> | null;
   readonly steps: readonly NewStep[];
 }
 
@@ -52,6 +54,7 @@ export interface NewRunOptions {
   readonly maxReclaims?: number | null;
   readonly parentRunId?: string | null;
   readonly parentStepId?: string | null;
+  readonly traceContext?: Readonly<Record<string, string>> | null;
 }
 
 /** Options of a standalone job. */
@@ -155,6 +158,7 @@ export function runOfDefinition(
     maxReclaims: options.maxReclaims ?? null,
     parentRunId: options.parentRunId ?? null,
     parentStepId: options.parentStepId ?? null,
+    traceContext: options.traceContext ?? null,
     steps: definition.nodes.map(stepOf),
   };
 }
@@ -171,6 +175,7 @@ export function runOfJob(kind: string, argsJson: string, options: NewJobOptions 
     maxReclaims: options.maxReclaims ?? null,
     parentRunId: options.parentRunId ?? null,
     parentStepId: options.parentStepId ?? null,
+    traceContext: options.traceContext ?? null,
     steps: [
       {
         id: uuidv7(),

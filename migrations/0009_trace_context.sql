@@ -1,0 +1,1 @@
+ALTER TABLE "cyclone_runs" ADD COLUMN "trace_context" jsonb;

@@ -1,0 +1,123 @@
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Span,
+} from '@opentelemetry/api';
+import { isSnoozeError, thrownMessage } from '@cyclone/core';
+import type { ClaimedStep, ClaimRequest, Completion } from '@cyclone/store-postgres';
+import type { HandlerResult } from './outcome.js';
+
+/**
+ * The worker's tracer. Through `@opentelemetry/api` only: without an SDK registered by the
+ * application every span is a no-op; once one is, this proxy tracer delegates to it.
+ */
+const tracer = trace.getTracer('@cyclone/worker');
+
+/** Attribute names of Cyclone's spans. */
+export const SpanAttributes = {
+  runId: 'cyclone.run_id',
+  stepId: 'cyclone.step_id',
+  node: 'cyclone.node',
+  kind: 'cyclone.kind',
+  attempt: 'cyclone.attempt',
+  workflow: 'cyclone.workflow',
+  kinds: 'cyclone.kinds',
+  steps: 'cyclone.steps',
+} as const;
+
+/** Ends a span with an error status when its work failed. */
+function endWith(span: Span, error: unknown): void {
+  if (error !== undefined) {
+    span.recordException(error instanceof Error ? error : thrownMessage(error));
+    span.setStatus({
+      code: SpanStatusCode.ERROR,
+      message: thrownMessage(error),
+    });
+  }
+  span.end();
+}
+
+/** Runs a claim statement in a `cyclone.claim` span (a root span: a poll has no caller). */
+export function traceClaim(
+  request: ClaimRequest,
+  claim: () => Promise<ClaimedStep[]>,
+): Promise<ClaimedStep[]> {
+  const span = tracer.startSpan(
+    'cyclone.claim',
+    { kind: SpanKind.CLIENT, attributes: { [SpanAttributes.kinds]: [...request.kinds] } },
+    ROOT_CONTEXT,
+  );
+  return claim().then(
+    (steps) => {
+      span.setAttribute(SpanAttributes.steps, steps.length);
+      span.end();
+      return steps;
+    },
+    (error: unknown) => {
+      endWith(span, error);
+      throw error;
+    },
+  );
+}
+
+/** Runs a completion statement (a batch of successes) in a `cyclone.complete` span. */
+export function traceComplete(
+  completions: readonly Completion[],
+  complete: () => Promise<Set<string>>,
+): Promise<Set<string>> {
+  const span = tracer.startSpan(
+    'cyclone.complete',
+    { kind: SpanKind.CLIENT, attributes: { [SpanAttributes.steps]: completions.length } },
+    ROOT_CONTEXT,
+  );
+  return complete().then(
+    (accepted) => {
+      span.end();
+      return accepted;
+    },
+    (error: unknown) => {
+      endWith(span, error);
+      throw error;
+    },
+  );
+}
+
+/**
+ * Runs a step's handler in a `cyclone.step` span whose parent is the trace context its run was
+ * submitted under (the `cyclone.submit` or `cyclone.enqueue` span), so the handler's work, and
+ * any span it starts, joins the submitter's trace. The span is active while the handler runs.
+ */
+export function traceStep(
+  step: ClaimedStep,
+  run: () => Promise<HandlerResult>,
+): Promise<HandlerResult> {
+  const parent =
+    step.traceContext === null
+      ? ROOT_CONTEXT
+      : propagation.extract(ROOT_CONTEXT, step.traceContext);
+  const span = tracer.startSpan(
+    'cyclone.step',
+    {
+      kind: SpanKind.CONSUMER,
+      attributes: {
+        [SpanAttributes.runId]: step.runId,
+        [SpanAttributes.stepId]: step.id,
+        [SpanAttributes.node]: step.node,
+        [SpanAttributes.kind]: step.kind,
+        [SpanAttributes.attempt]: step.attempts + 1,
+        [SpanAttributes.workflow]: step.workflow,
+      },
+    },
+    parent,
+  );
+  return context.with(trace.setSpan(parent, span), run).then((result) => {
+    // A snooze is the handler asking for later, not a failure.
+    if (!result.ok && isSnoozeError(result.error)) span.setAttribute('cyclone.snoozed', true);
+    endWith(span, result.ok || isSnoozeError(result.error) ? undefined : result.error);
+    return result;
+  });
+}
