@@ -109,15 +109,30 @@ describe('the examples', () => {
     await expect(example('store-migrate.ts', {})).rejects.toThrow(/set CYCLONE_DATABASE_URL/);
   });
 
-  it('order-workflow.ts (the root README) runs the order to its end and exits', async () => {
+  it('order-workflow.ts (the root README) runs the order, its fan-out, wait and child run to their end', async () => {
     const { stdout } = await example('order-workflow.ts', env);
-    // Outputs come back from jsonb, which orders keys by length: reserved before trackingId.
-    expect(stdout).toMatch(/^\{ ship: \{ reserved: 2, trackingId: 'trk_ch_o-42' \} \}$/m);
+    // Outputs come back from jsonb, which orders keys by length: boxes, invoice, trackingId.
+    expect(stdout).toMatch(
+      /^\{ ship: \{ boxes: 2, invoice: 'o-42.pdf', trackingId: 'trk_ch_o-42' \} \}$/m,
+    );
     const [run] = await query<{ state: string }>(
       database.url,
       "SELECT state FROM cyclone_runs WHERE workflow = 'order'",
     );
     expect(run?.state).toBe('completed');
+    const nodes = await query<{ node: string; items: number; child: string | null }>(
+      database.url,
+      `SELECT s.node, count(i.id)::int AS items, c.state AS child
+       FROM cyclone_steps s
+       LEFT JOIN cyclone_steps i ON i.parent_step_id = s.id
+       LEFT JOIN cyclone_runs c ON c.id = s.child_run_id
+       WHERE s.node IN ('pack', 'invoice') AND s.parent_step_id IS NULL
+       GROUP BY s.node, c.state ORDER BY s.node`,
+    );
+    expect(nodes).toEqual([
+      { node: 'invoice', items: 0, child: 'completed' },
+      { node: 'pack', items: 2, child: null },
+    ]);
   });
 
   it('store-direct.ts submits, claims and completes a job through the store', async () => {
