@@ -25,6 +25,7 @@ import type {
   SignalDelivery,
   SignalReceipt,
   DueWaitsResult,
+  EngineGauges,
   SubmittedRun,
   Subscription,
   UnservedStepsSweep,
@@ -59,6 +60,8 @@ import { retryRun } from './operator/retry-run.js';
 import { TerminalRunStates } from './operator/terminal-run-states.js';
 import { readEvents, readLeafOutputs, readNodeOutput, readSteps } from './reads/read-steps.js';
 import { readRun, readRunPage, readRuns } from './reads/read-runs.js';
+import { readEngineGauges } from './metrics/read-engine-gauges.js';
+import { findStoredDefinition } from './schedules/find-stored-definition.js';
 import { backfillSchedule } from './schedules/backfill-schedule.js';
 import { databaseNow } from './schedules/database-now.js';
 import { fireDueSchedules } from './schedules/fire-due-schedules.js';
@@ -270,6 +273,16 @@ export class PostgresStore implements CycloneStore {
   /** The outputs of a run's completed leaf nodes: its result. */
   leafOutputs(runId: string): Promise<{ node: string; output: unknown }[]> {
     return this.guard('leafOutputs', () => readLeafOutputs(this.exec, runId));
+  }
+
+  /** The newest definition stored under a workflow name (unvalidated JSON), or undefined. */
+  storedDefinition(name: string): Promise<unknown> {
+    return this.guard('storedDefinition', () => findStoredDefinition(this.exec, { name }));
+  }
+
+  /** Runs by state, the DLQ by reason and each kind's queue: aggregates, for scrapes. */
+  engineGauges(): Promise<EngineGauges> {
+    return this.guard('engineGauges', () => readEngineGauges(this.exec));
   }
 
   /**

@@ -11,6 +11,7 @@ import type { MaintenanceStore } from './maintenance-store.js';
 import type { StoreNotifications } from './notifications.js';
 import type { OperatorCommands } from './operator-store.js';
 import type { ScheduleCommands } from './schedule-store.js';
+import type { MetricsReads } from './metrics-store.js';
 
 export type * from './worker-store.js';
 export type * from './run-store.js';
@@ -19,12 +20,14 @@ export type * from './notifications.js';
 export type * from './operator-store.js';
 export type * from './schema-check.js';
 export type * from './schedule-store.js';
+export type * from './metrics-store.js';
 
 /** What `@cyclone/client` uses. */
 export type ClientStore = RunCommands &
   OperatorCommands &
   RunReads &
   ScheduleCommands &
+  MetricsReads &
   StoreNotifications;
 
 /** Everything a Cyclone store does. */
@@ -34,4 +37,5 @@ export type CycloneStore = WorkerStore &
   RunReads &
   MaintenanceStore &
   ScheduleCommands &
+  MetricsReads &
   StoreNotifications;

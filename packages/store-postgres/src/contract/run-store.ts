@@ -65,4 +65,9 @@ export interface RunReads extends SchemaCheck {
   nodeOutput(runId: string, node: string): Promise<{ state: string; output: unknown } | undefined>;
   /** The outputs of a run's completed leaf nodes: its result. */
   leafOutputs(runId: string): Promise<{ node: string; output: unknown }[]>;
+  /**
+   * The newest definition stored under a workflow name (as JSON, unvalidated: parse it with
+   * core's `parseWorkflowDefinition`), or undefined when no worker, scheduler or client stored one.
+   */
+  storedDefinition(name: string): Promise<unknown>;
 }
