@@ -19,6 +19,7 @@ import {
   schedulesShowCommand,
   schedulesToggleCommand,
 } from './commands/schedules.js';
+import { serveCommand } from './commands/serve.js';
 import { stepsCommand } from './commands/steps.js';
 import { workerCommand } from './commands/worker.js';
 import type { Output } from './output.js';
@@ -290,6 +291,28 @@ export function createProgram(output: Output, dispatch: Dispatch): Command {
 finish for the grace period, then releases them; a second signal stops at once.`,
     )
     .action(action('worker', workerCommand));
+
+  withDatabase(program.command('serve'))
+    .description('serve the HTTP API and the dashboard')
+    .option('--port <n>', 'port to listen on (0 picks a free one)', '7300')
+    .option('--host <host>', 'address to bind; any but loopback needs --token', '127.0.0.1')
+    .option('--token <token>', 'require `Authorization: Bearer <token>` (default: $CYCLONE_TOKEN)')
+    .option(
+      '--read-only-token <token>',
+      'a second token that may only read (default: $CYCLONE_READ_ONLY_TOKEN)',
+    )
+    .option('--json', 'print the serving line as JSON')
+    .addHelpText(
+      'after',
+      `${examples(
+        'cyclone serve',
+        'cyclone serve --port 8080',
+        'CYCLONE_TOKEN=s3cret cyclone serve --host 0.0.0.0 --read-only-token viewer',
+      )}\n\nThe dashboard is at the printed address; \`GET /healthz\` answers 200 once it serves.
+With a token, every other request needs it (a browser asks for it: any user name, the token as
+the password). SIGTERM or Ctrl-C stops the server.`,
+    )
+    .action(action('serve', serveCommand));
 
   return program;
 }
