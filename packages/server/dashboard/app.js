@@ -496,13 +496,22 @@ async function runPage(runId) {
     dagView(steps, selectedNode, selectNode),
     focus && nodeDetail(focus, explanations.get(focus.node), steps),
     h('h2', {}, 'Steps'),
+    explanations.unsupported &&
+      h(
+        'p',
+        { class: 'muted', id: 'explain-unsupported' },
+        'This server cannot explain nodes yet (its client has no explain).',
+      ),
     stepsTable(path, nodes, explanations),
     h('h2', {}, 'Events'),
     eventsTable(events),
   );
 }
 
-/** The explanation of every node that is not running (the route answers 501 on older servers). */
+/**
+ * The explanation of every node that is not running. A server whose client cannot explain answers
+ * 501: then the page says so once instead of on every row.
+ */
 async function explainAll(path, nodes) {
   const result = new Map();
   await Promise.all(
@@ -510,12 +519,10 @@ async function explainAll(path, nodes) {
       .filter((n) => n.state !== 'running')
       .map(async (n) => {
         try {
-          result.set(
-            n.node,
-            await api(`${path}/nodes/${encodeURIComponent(n.node)}/explain`),
-          );
+          result.set(n.node, await api(`${path}/nodes/${encodeURIComponent(n.node)}/explain`));
         } catch (error) {
-          result.set(n.node, { unavailable: describeError(error) });
+          if (error instanceof ApiError && error.status === 501) result.unsupported = true;
+          else result.set(n.node, { unavailable: describeError(error) });
         }
       }),
   );
@@ -539,9 +546,17 @@ function nodeDetail(node, explanation, steps) {
     h('h2', {}, `${node.node} `, badge(node.state)),
     h('p', { class: 'muted', id: 'node-explanation' }, explanationText(explanation)),
     node.error && h('p', { class: 'error' }, `${node.errorKind ?? ''}: ${node.error}`),
-    node.output !== undefined && [h('div', { class: 'muted' }, 'Output'), h('pre', {}, json(node.output))],
+    node.output !== undefined && [
+      h('div', { class: 'muted' }, 'Output'),
+      h('pre', {}, json(node.output)),
+    ],
     items.length > 0 &&
-      h('p', {}, `${items.length} item tasks: `, items.map((i) => [badge(i.state), ' '])),
+      h(
+        'p',
+        {},
+        `${items.length} item tasks: `,
+        items.map((i) => [badge(i.state), ' ']),
+      ),
   );
 }
 
@@ -555,7 +570,9 @@ function stepsTable(path, nodes, explanations) {
       h(
         'tr',
         {},
-        ['Node', 'Type', 'Kind', 'State', 'Attempts', 'Error', 'Why', ''].map((t) => h('th', {}, t)),
+        ['Node', 'Type', 'Kind', 'State', 'Attempts', 'Error', 'Why', ''].map((t) =>
+          h('th', {}, t),
+        ),
       ),
     ),
     h(
@@ -600,7 +617,15 @@ function eventsTable(events) {
   return h(
     'table',
     { id: 'events-table' },
-    h('thead', {}, h('tr', {}, ['At', 'Node', 'Event', 'Move', 'Error kind'].map((t) => h('th', {}, t)))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ['At', 'Node', 'Event', 'Move', 'Error kind'].map((t) => h('th', {}, t)),
+      ),
+    ),
     h(
       'tbody',
       {},
@@ -620,8 +645,18 @@ function eventsTable(events) {
 }
 
 function signalDialog(path) {
-  const name = h('input', { name: 'signal-name', id: 'signal-name', placeholder: 'signal name', required: true });
-  const payload = h('textarea', { name: 'signal-payload', id: 'signal-payload', rows: 4, placeholder: '{"approved": true}' });
+  const name = h('input', {
+    name: 'signal-name',
+    id: 'signal-name',
+    placeholder: 'signal name',
+    required: true,
+  });
+  const payload = h('textarea', {
+    name: 'signal-payload',
+    id: 'signal-payload',
+    rows: 4,
+    placeholder: '{"approved": true}',
+  });
   void act(
     'Send a signal to this run:',
     async () => {
@@ -631,7 +666,9 @@ function signalDialog(path) {
         method: 'POST',
         body,
       });
-      return receipt.consumedBy ? `consumed by ${receipt.consumedBy}` : 'signal kept until a node waits for it';
+      return receipt.consumedBy
+        ? `consumed by ${receipt.consumedBy}`
+        : 'signal kept until a node waits for it';
     },
     [h('label', {}, 'Name', name), h('label', {}, 'Payload (JSON)', payload)],
   );
@@ -662,11 +699,16 @@ async function dlqPage(params) {
             class: 'primary',
             'data-redrive': reason,
             onclick: () =>
-              act(`Redrive every ${reason} step${params.get('workflow') ? ` of ${params.get('workflow')}` : ''}?`, () =>
-                api('/api/dlq/redrive', {
-                  method: 'POST',
-                  body: { reason, ...(params.get('workflow') ? { workflow: params.get('workflow') } : {}) },
-                }).then((r) => `retried ${r.retried} step(s) in ${r.runs.length} run(s)`),
+              act(
+                `Redrive every ${reason} step${params.get('workflow') ? ` of ${params.get('workflow')}` : ''}?`,
+                () =>
+                  api('/api/dlq/redrive', {
+                    method: 'POST',
+                    body: {
+                      reason,
+                      ...(params.get('workflow') ? { workflow: params.get('workflow') } : {}),
+                    },
+                  }).then((r) => `retried ${r.retried} step(s) in ${r.runs.length} run(s)`),
               ),
           },
           'Redrive',
@@ -675,15 +717,27 @@ async function dlqPage(params) {
       h(
         'table',
         {},
-        h('thead', {}, h('tr', {}, ['Run', 'Workflow', 'Node', 'Attempts', 'Error', 'Ended'].map((t) => h('th', {}, t)))),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['Run', 'Workflow', 'Node', 'Attempts', 'Error', 'Ended'].map((t) => h('th', {}, t)),
+          ),
+        ),
         h(
           'tbody',
           {},
           group.map((step) =>
             h(
               'tr',
-              {},
-              h('td', { class: 'mono' }, h('a', { href: `#/runs/${step.runId}` }, shortId(step.runId))),
+              { 'data-run': step.runId },
+              h(
+                'td',
+                { class: 'mono' },
+                h('a', { href: `#/runs/${step.runId}` }, shortId(step.runId)),
+              ),
               h('td', {}, step.workflow),
               h('td', {}, step.itemIndex === null ? step.node : `${step.node}[${step.itemIndex}]`),
               h('td', {}, `${step.attempts}/${step.maxAttempts}`),
@@ -715,7 +769,11 @@ async function schedulesPage() {
         'div',
         { class: 'group-head' },
         h('h2', {}, schedule.id),
-        h('span', { class: `badge ${schedule.enabled ? 's-completed' : 's-paused'}` }, schedule.enabled ? 'enabled' : 'paused'),
+        h(
+          'span',
+          { class: `badge ${schedule.enabled ? 's-completed' : 's-paused'}` },
+          schedule.enabled ? 'enabled' : 'paused',
+        ),
         schedule.enabled
           ? h(
               'button',
@@ -723,7 +781,9 @@ async function schedulesPage() {
                 'data-toggle': schedule.id,
                 onclick: () =>
                   act(`Pause schedule ${schedule.id}?`, () =>
-                    api(`/api/schedules/${encodeURIComponent(schedule.id)}/pause`, { method: 'POST' }).then(() => 'paused'),
+                    api(`/api/schedules/${encodeURIComponent(schedule.id)}/pause`, {
+                      method: 'POST',
+                    }).then(() => 'paused'),
                   ),
               },
               'Pause',
@@ -734,7 +794,9 @@ async function schedulesPage() {
                 'data-toggle': schedule.id,
                 onclick: () =>
                   act(`Resume schedule ${schedule.id}?`, () =>
-                    api(`/api/schedules/${encodeURIComponent(schedule.id)}/resume`, { method: 'POST' }).then(() => 'resumed'),
+                    api(`/api/schedules/${encodeURIComponent(schedule.id)}/resume`, {
+                      method: 'POST',
+                    }).then(() => 'resumed'),
                   ),
               },
               'Resume',
@@ -751,14 +813,25 @@ async function schedulesPage() {
         h('dd', {}, time(schedule.nextRunAt)),
         h('dt', {}, 'Overlap / catch-up'),
         h('dd', {}, `${schedule.overlap} / ${schedule.catchUp}`),
-        schedule.lastError && [h('dt', {}, 'Last error'), h('dd', { class: 'error' }, schedule.lastError)],
+        schedule.lastError && [
+          h('dt', {}, 'Last error'),
+          h('dd', { class: 'error' }, schedule.lastError),
+        ],
       ),
       schedule.fires.length === 0
         ? h('p', { class: 'muted' }, 'No fires yet.')
         : h(
             'table',
             {},
-            h('thead', {}, h('tr', {}, ['Tick', 'Outcome', 'Run', 'Late', 'Error'].map((t) => h('th', {}, t)))),
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                ['Tick', 'Outcome', 'Run', 'Late', 'Error'].map((t) => h('th', {}, t)),
+              ),
+            ),
             h(
               'tbody',
               {},
@@ -768,7 +841,11 @@ async function schedulesPage() {
                   {},
                   h('td', {}, time(fire.fireAt)),
                   h('td', {}, fire.outcome),
-                  h('td', { class: 'mono' }, fire.runId ? h('a', { href: `#/runs/${fire.runId}` }, shortId(fire.runId)) : ''),
+                  h(
+                    'td',
+                    { class: 'mono' },
+                    fire.runId ? h('a', { href: `#/runs/${fire.runId}` }, shortId(fire.runId)) : '',
+                  ),
                   h('td', {}, fire.late ? 'late' : ''),
                   h('td', { class: 'error' }, fire.error ?? ''),
                 ),

@@ -64,7 +64,9 @@ export function buildApp(ctx: ServerContext): Hono<AppEnv> {
   app.route('/metrics', metricsRoutes(ctx));
   app.route('/', dashboardRoutes());
 
-  app.notFound((c) => c.json(errorBody('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`), 404));
+  app.notFound((c) =>
+    c.json(errorBody('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`), 404),
+  );
 
   app.onError((error, c) => {
     const answer = toHttpError(error);
@@ -74,7 +76,10 @@ export function buildApp(ctx: ServerContext): Hono<AppEnv> {
         'request failed',
       );
     } else if (answer.status === 503) {
-      ctx.logger.warn({ route: c.req.routePath, code: answer.body.error.code }, 'database unavailable');
+      ctx.logger.warn(
+        { route: c.req.routePath, code: answer.body.error.code },
+        'database unavailable',
+      );
     }
     return c.json(answer.body, answer.status);
   });

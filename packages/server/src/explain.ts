@@ -47,5 +47,7 @@ export function explainer(
   client: Client,
 ): ((runId: string, node: string) => Promise<NodeExplanation>) | undefined {
   const explain = (client as MaybeExplaining).explain;
-  return typeof explain === 'function' ? (runId, node) => explain.call(client, runId, node) : undefined;
+  return typeof explain === 'function'
+    ? (runId, node) => explain.call(client, runId, node)
+    : undefined;
 }

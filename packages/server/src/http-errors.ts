@@ -48,7 +48,9 @@ export function toHttpError(error: unknown): HttpError {
     if (refusal !== undefined) {
       return {
         status: 409,
-        body: { error: { code: error.code, reason: error.reason ?? refusal, message: error.message } },
+        body: {
+          error: { code: error.code, reason: error.reason ?? refusal, message: error.message },
+        },
         internal: false,
       };
     }

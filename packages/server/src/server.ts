@@ -78,7 +78,8 @@ export class CycloneServer {
         connectionString: options.connectionString,
         ...(options.schema === undefined ? {} : { schema: options.schema }),
       });
-    const logger = options.logger ?? pino({ level: 'info', name: 'cyclone-server' }, process.stderr);
+    const logger =
+      options.logger ?? pino({ level: 'info', name: 'cyclone-server' }, process.stderr);
     this.hub = new NotificationHub(this.client, logger);
     const ctx: ServerContext = {
       client: this.client,
@@ -103,7 +104,10 @@ export class CycloneServer {
   async listen(port?: number, host?: string): Promise<ListeningAddress> {
     const bindHost = host ?? this.options.host ?? DefaultHost;
     const bindPort = port ?? this.options.port ?? DefaultPort;
-    assertSafeBind(bindHost, { token: this.options.token, readOnlyToken: this.options.readOnlyToken });
+    assertSafeBind(bindHost, {
+      token: this.options.token,
+      readOnlyToken: this.options.readOnlyToken,
+    });
     if (this.http) throw new ServerOptionsError('the server is already listening');
     const http = createAdaptorServer({ fetch: this.fetch }) as Server;
     await new Promise<void>((resolve, reject) => {

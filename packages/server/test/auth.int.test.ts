@@ -15,7 +15,9 @@ describe('tokens', () => {
     expect((await env.call('GET', '/api/runs', bearer('full-secreT'))).status).toBe(401);
     expect((await env.call('GET', '/metrics')).status).toBe(401);
     expect((await env.call('GET', '/')).status).toBe(401);
-    expect((await env.call('GET', '/api/runs', { headers: { Authorization: 'full-secret' } })).status).toBe(401);
+    expect(
+      (await env.call('GET', '/api/runs', { headers: { Authorization: 'full-secret' } })).status,
+    ).toBe(401);
     const health = await env.call('GET', '/healthz');
     expect(health.status).toBe(200);
   });

@@ -19,12 +19,20 @@ describe('the DLQ', () => {
       workflows: [billing],
     });
     const { runId } = await env.client.submit(billing, {});
-    await eventually(async () => (await env.client.getRun(runId)).state === 'failed', 'the run to fail');
+    await eventually(
+      async () => (await env.client.getRun(runId)).state === 'failed',
+      'the run to fail',
+    );
 
     const dlq = await env.call('GET', '/api/dlq?reason=permanent&workflow=billing');
     expect(dlq.status).toBe(200);
     expect(dlq.body.steps).toEqual([
-      expect.objectContaining({ runId, node: 'charge', reason: 'permanent', error: 'card declined' }),
+      expect.objectContaining({
+        runId,
+        node: 'charge',
+        reason: 'permanent',
+        error: 'card declined',
+      }),
     ]);
     expect((await env.call('GET', '/api/dlq?reason=deadline')).body.steps).toEqual([]);
 
@@ -40,14 +48,22 @@ describe('the DLQ', () => {
     const redriven = await env.call('POST', '/api/dlq/redrive', { body: { reason: 'permanent' } });
     expect(redriven.status).toBe(200);
     expect(redriven.body).toEqual({ retried: 1, runs: [runId] });
-    await eventually(async () => (await env.client.getRun(runId)).state === 'completed', 'the redriven run to complete');
+    await eventually(
+      async () => (await env.client.getRun(runId)).state === 'completed',
+      'the redriven run to complete',
+    );
     expect((await env.call('GET', '/api/dlq')).body.steps).toEqual([]);
   });
 });
 
 describe('schedules', () => {
   it('lists schedules with their recent fires, pauses, resumes and backfills them', async () => {
-    await env.client.schedule({ id: 'nightly', cron: '0 3 * * *', kind: 'report.build', input: {} });
+    await env.client.schedule({
+      id: 'nightly',
+      cron: '0 3 * * *',
+      kind: 'report.build',
+      input: {},
+    });
     const list = await env.call('GET', '/api/schedules');
     expect(list.status).toBe(200);
     expect(list.body.schedules).toEqual([
@@ -59,7 +75,9 @@ describe('schedules', () => {
     expect(paused.body.schedule.enabled).toBe(false);
     const [row] = await env.query("SELECT enabled FROM cyclone_schedules WHERE id = 'nightly'");
     expect(row).toEqual({ enabled: false });
-    expect((await env.call('POST', '/api/schedules/nightly/resume')).body.schedule.enabled).toBe(true);
+    expect((await env.call('POST', '/api/schedules/nightly/resume')).body.schedule.enabled).toBe(
+      true,
+    );
 
     const to = new Date(Date.now() - 60_000);
     const from = new Date(to.getTime() - 3 * 86_400_000);
@@ -75,7 +93,9 @@ describe('schedules', () => {
     expect(fires.body.fires[0]).toMatchObject({ outcome: 'submitted', runId: expect.any(String) });
     const one = await env.call('GET', '/api/schedules/nightly');
     expect(one.body.schedule.fires).toHaveLength(3);
-    expect((await env.call('GET', '/api/schedules?fires=1')).body.schedules[0].fires).toHaveLength(1);
+    expect((await env.call('GET', '/api/schedules?fires=1')).body.schedules[0].fires).toHaveLength(
+      1,
+    );
   });
 
   it('answers 404 for an unknown schedule and 400 naming a bad backfill field', async () => {
@@ -93,6 +113,9 @@ describe('schedules', () => {
       body: { from: 'last week' },
     });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.issues.map((i: { path: string }) => i.path).sort()).toEqual(['from', 'to']);
+    expect(bad.body.error.issues.map((i: { path: string }) => i.path).sort()).toEqual([
+      'from',
+      'to',
+    ]);
   });
 });

@@ -16,11 +16,23 @@ import { isLoopback } from '../src/bind-policy.js';
 describe('toHttpError', () => {
   it('answers 409 with the stable code and the reason for each refused operator action', () => {
     const refusals = [
-      [new AlreadyTerminalError('r', 'completed', { reason: 'terminal' }), 'ALREADY_TERMINAL', 'terminal'],
-      [new NoExhaustedNodeError('r', 'n', { reason: 'invalid-entry' }), 'NO_EXHAUSTED_NODE', 'invalid-entry'],
+      [
+        new AlreadyTerminalError('r', 'completed', { reason: 'terminal' }),
+        'ALREADY_TERMINAL',
+        'terminal',
+      ],
+      [
+        new NoExhaustedNodeError('r', 'n', { reason: 'invalid-entry' }),
+        'NO_EXHAUSTED_NODE',
+        'invalid-entry',
+      ],
       [new ChildNotRetryableError('r', 'invoice', 'c'), 'CHILD_NOT_RETRYABLE', 'invalid-entry'],
       [new AlreadyPausedError('r', { reason: 'invalid-entry' }), 'ALREADY_PAUSED', 'invalid-entry'],
-      [new NotPausedError('r', 'running', { reason: 'invalid-entry' }), 'NOT_PAUSED', 'invalid-entry'],
+      [
+        new NotPausedError('r', 'running', { reason: 'invalid-entry' }),
+        'NOT_PAUSED',
+        'invalid-entry',
+      ],
     ] as const;
     for (const [error, code, reason] of refusals) {
       expect(toHttpError(error)).toEqual({
@@ -33,7 +45,9 @@ describe('toHttpError', () => {
 
   it('answers 404, 400 with the issues, 503, and a 500 that says nothing of the internals', () => {
     expect(toHttpError(new NotFoundError('run', 'x')).status).toBe(404);
-    const invalid = toHttpError(new ValidationError('request body', [{ path: 'node', message: 'required' }]));
+    const invalid = toHttpError(
+      new ValidationError('request body', [{ path: 'node', message: 'required' }]),
+    );
     expect(invalid.status).toBe(400);
     expect(invalid.body.error.issues).toEqual([{ path: 'node', message: 'required' }]);
     expect(toHttpError(new DatabaseUnreachableError('db', 'ECONNREFUSED')).status).toBe(503);

@@ -17,7 +17,9 @@ describe('GET /metrics', () => {
     await env.client.submit(flow, {});
     await env.client.enqueue('emails.send', {});
     await env.client.enqueue('emails.send', {}, { scheduledAt: '1h' });
-    await env.query("UPDATE cyclone_steps SET scheduled_at = now() - interval '90 seconds' WHERE kind = 'emails.send' AND scheduled_at <= now()");
+    await env.query(
+      "UPDATE cyclone_steps SET scheduled_at = now() - interval '90 seconds' WHERE kind = 'emails.send' AND scheduled_at <= now()",
+    );
 
     const answer = await env.call('GET', '/metrics');
     expect(answer.status).toBe(200);
@@ -28,7 +30,9 @@ describe('GET /metrics', () => {
     expect(sample(text, 'cyclone_runs', 'state="failed"')).toBe(0);
     expect(sample(text, 'cyclone_queue_depth', 'kind="emails.send"')).toBe(2);
     expect(sample(text, 'cyclone_queue_ready', 'kind="emails.send"')).toBe(1);
-    expect(sample(text, 'cyclone_queue_oldest_available_age_seconds', 'kind="emails.send"')).toBeGreaterThanOrEqual(89);
+    expect(
+      sample(text, 'cyclone_queue_oldest_available_age_seconds', 'kind="emails.send"'),
+    ).toBeGreaterThanOrEqual(89);
     expect(sample(text, 'cyclone_queue_depth', 'kind="metered.work"')).toBe(1);
     expect(sample(text, 'cyclone_dlq_steps', 'reason="permanent"')).toBe(0);
 

@@ -83,7 +83,10 @@ describe('reading runs', () => {
     expect(next.body.runs.map((r: { id: string }) => r.id)).toEqual([a.runId]);
     const none = await env.call('GET', '/api/runs?state=failed,cancelled&workflow=order');
     expect(none.body.runs).toEqual([]);
-    const since = await env.call('GET', `/api/runs?since=${new Date(Date.now() + 60_000).toISOString()}`);
+    const since = await env.call(
+      'GET',
+      `/api/runs?since=${new Date(Date.now() + 60_000).toISOString()}`,
+    );
     expect(since.body.runs).toEqual([]);
   });
 
@@ -104,7 +107,9 @@ describe('reading runs', () => {
     const answer = await env.call('GET', `/api/runs/${runId}`);
     expect(answer.status).toBe(200);
     expect(answer.body.run).toMatchObject({ id: runId, workflow: 'order', state: 'running' });
-    expect(answer.body.steps.map((s: { node: string; state: string }) => [s.node, s.state])).toEqual([
+    expect(
+      answer.body.steps.map((s: { node: string; state: string }) => [s.node, s.state]),
+    ).toEqual([
       ['charge', 'available'],
       ['ship', 'pending'],
     ]);
@@ -159,7 +164,11 @@ describe('GET /api/runs/:id/nodes/:node/explain', () => {
     const server = createServer({ client, logger: testLogger });
     const answer = await request(server, 'GET', `/api/runs/${unknownId}/nodes/ship/explain`);
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ node: 'ship', reason: 'dependencies', waitingOn: ['charge'] });
+    expect(answer.body).toMatchObject({
+      node: 'ship',
+      reason: 'dependencies',
+      waitingOn: ['charge'],
+    });
     expect(calls).toEqual([[unknownId, 'ship']]);
     await server.close();
   });
@@ -176,7 +185,10 @@ describe('operator actions', () => {
 
     const pausedAgain = await post('pause');
     expect(pausedAgain.status).toBe(409);
-    expect(pausedAgain.body.error).toMatchObject({ code: 'ALREADY_PAUSED', reason: expect.any(String) });
+    expect(pausedAgain.body.error).toMatchObject({
+      code: 'ALREADY_PAUSED',
+      reason: expect.any(String),
+    });
     expect(pausedAgain.body.error.message).toContain(runId);
 
     expect((await post('resume')).body.run.state).toBe('running');
@@ -201,9 +213,14 @@ describe('operator actions', () => {
 
   it('refuses to retry a node that is not discarded (409 NO_EXHAUSTED_NODE) and names a missing node (400)', async () => {
     const { runId } = await env.client.submit(order, {});
-    const refused = await env.call('POST', `/api/runs/${runId}/retry`, { body: { node: 'charge' } });
+    const refused = await env.call('POST', `/api/runs/${runId}/retry`, {
+      body: { node: 'charge' },
+    });
     expect(refused.status).toBe(409);
-    expect(refused.body.error).toMatchObject({ code: 'NO_EXHAUSTED_NODE', reason: expect.any(String) });
+    expect(refused.body.error).toMatchObject({
+      code: 'NO_EXHAUSTED_NODE',
+      reason: expect.any(String),
+    });
     const none = await env.call('POST', `/api/runs/${runId}/retry-all`);
     expect(none.status).toBe(409);
     expect(none.body.error.code).toBe('NO_EXHAUSTED_NODE');
@@ -224,12 +241,18 @@ describe('operator actions', () => {
       workflows: [fragile],
     });
     const { runId } = await env.client.submit(fragile, {});
-    await eventually(async () => (await env.client.getRun(runId)).state === 'failed', 'the run to fail');
+    await eventually(
+      async () => (await env.client.getRun(runId)).state === 'failed',
+      'the run to fail',
+    );
 
     const retried = await env.call('POST', `/api/runs/${runId}/retry`, { body: { node: 'boom' } });
     expect(retried.status).toBe(200);
     expect(retried.body.run.state).toBe('running');
-    await eventually(async () => (await env.client.getRun(runId)).state === 'failed' && attempts === 2, 'the retry to fail');
+    await eventually(
+      async () => (await env.client.getRun(runId)).state === 'failed' && attempts === 2,
+      'the retry to fail',
+    );
 
     const all = await env.call('POST', `/api/runs/${runId}/retry-all`);
     expect(all.status).toBe(200);

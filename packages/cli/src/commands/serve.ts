@@ -45,7 +45,9 @@ export async function serveCommand(ctx: CommandContext): Promise<number> {
   const { output } = ctx;
   const port = Number(ctx.options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new UsageError(`--port expects a port number from 0 to 65535, got "${String(ctx.options.port)}"`);
+    throw new UsageError(
+      `--port expects a port number from 0 to 65535, got "${String(ctx.options.port)}"`,
+    );
   }
   const host = String(ctx.options.host);
   const token = secret(ctx.options.token, process.env.CYCLONE_TOKEN);
@@ -73,7 +75,11 @@ export async function serveCommand(ctx: CommandContext): Promise<number> {
     const address = await server.listen(port, host);
     output.out(
       ctx.flags.json
-        ? JSON.stringify({ event: 'serving', url: address.url, auth: token || readOnlyToken ? 'token' : 'none' })
+        ? JSON.stringify({
+            event: 'serving',
+            url: address.url,
+            auth: token || readOnlyToken ? 'token' : 'none',
+          })
         : `serving the API and the dashboard at ${address.url}${token || readOnlyToken ? ' (token required)' : ''}`,
     );
     await shutdown.signalled;

@@ -1,4 +1,9 @@
-import { NotFoundError, parseWorkflowDefinition, ValidationError, type RunState } from '@cyclone/core';
+import {
+  NotFoundError,
+  parseWorkflowDefinition,
+  ValidationError,
+  type RunState,
+} from '@cyclone/core';
 import type { SubmitOptions } from '@cyclone/client';
 import { Hono } from 'hono';
 import type { AppEnv, ServerContext } from '../context.js';

@@ -44,7 +44,9 @@ export function scheduleRoutes(ctx: ServerContext): Hono<AppEnv> {
     return c.json({ fires });
   });
 
-  app.post('/:id/pause', async (c) => c.json({ schedule: await client.pauseSchedule(c.req.param('id')) }));
+  app.post('/:id/pause', async (c) =>
+    c.json({ schedule: await client.pauseSchedule(c.req.param('id')) }),
+  );
 
   app.post('/:id/resume', async (c) =>
     c.json({ schedule: await client.resumeSchedule(c.req.param('id')) }),
