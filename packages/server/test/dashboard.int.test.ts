@@ -127,10 +127,9 @@ describe('the dashboard', () => {
 
     await page.select('#filter-state', 'failed');
     await page.click('#filter-apply');
-    await page.waitForFunction(() => location.hash.includes('state=failed'));
-    await page.waitForFunction(
-      () => document.querySelectorAll('#runs-table tbody tr').length === 2,
-    );
+    // Functions run in the page are given as text: this file is type-checked without the DOM's types.
+    await page.waitForFunction("location.hash.includes('state=failed')");
+    await page.waitForFunction("document.querySelectorAll('#runs-table tbody tr').length === 2");
     const failed = await page.$$eval('#runs-table tbody tr', (rows) =>
       rows.map((row) => row.getAttribute('data-run')),
     );
@@ -154,7 +153,7 @@ describe('the dashboard', () => {
     // The error is shown as text, and its markup never became an element or ran.
     expect(steps).toContain(hostile);
     expect(await page.$('#steps-table img')).toBeNull();
-    expect(await page.evaluate(() => (window as { __xss?: number }).__xss)).toBeUndefined();
+    expect(await page.evaluate('window.__xss')).toBeUndefined();
     expect(await page.$$eval('#events-table tbody tr', (rows) => rows.length)).toBeGreaterThan(3);
     // Explanations come from the explain route; until the client has it, the page says so.
     expect(await page.$eval('#explain-unsupported', (el) => el.textContent)).toContain(
@@ -235,8 +234,8 @@ describe('the dashboard', () => {
           ?.enabled === false,
       'the schedule to be paused',
     );
-    await page.waitForFunction(() =>
-      document.querySelector('[data-schedule="nightly-report"]')?.textContent?.includes('Resume'),
+    await page.waitForFunction(
+      `document.querySelector('[data-schedule="nightly-report"]')?.textContent?.includes('Resume')`,
     );
     await shoot('schedules');
   });

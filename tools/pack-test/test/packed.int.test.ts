@@ -305,7 +305,9 @@ describe('the packed packages, installed into an application', () => {
         };
         child.stdout.on('data', onData);
         child.stderr.on('data', onData);
-        child.once('exit', (code) => reject(new Error(`cyclone serve exited (${code}):\n${output}`)));
+        child.once('exit', (code) =>
+          reject(new Error(`cyclone serve exited (${code}):\n${output}`)),
+        );
       });
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
       expect(await (await fetch(`${url}/api/runs`)).json()).toEqual({ runs: expect.any(Array) });
