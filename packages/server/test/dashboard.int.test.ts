@@ -220,9 +220,17 @@ describe('the dashboard', () => {
     await shoot('dlq');
   });
 
-  it('shows the schedules and pauses one through the confirmation', async () => {
+  it('shows the schedules with their fires and pauses one through the confirmation', async () => {
+    const to = new Date(Date.now() - 60_000);
+    await env.client.backfill('nightly-report', {
+      from: new Date(to.getTime() - 2 * 86_400_000),
+      to,
+    });
     await page.goto(`${base}/#/schedules`);
-    await page.waitForSelector('[data-schedule="nightly-report"]');
+    await page.waitForSelector('[data-schedule="nightly-report"] tbody tr');
+    expect(
+      await page.$$eval('[data-schedule="nightly-report"] tbody tr', (rows) => rows.length),
+    ).toBe(2);
     expect(await page.$eval('[data-schedule="nightly-report"]', (el) => el.textContent)).toContain(
       '0 3 * * *',
     );
