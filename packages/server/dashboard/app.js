@@ -160,7 +160,11 @@ async function renderNow() {
     else if (parts[0] === 'schedules') content = await schedulesPage();
     else content = await runsPage(params);
     // Keep what the user is typing: a live refresh must not wipe a half-filled filter.
-    if (document.activeElement && view.contains(document.activeElement) && live.auto) return;
+    const editing =
+      view.dataset.dirty === 'yes' ||
+      (document.activeElement && view.contains(document.activeElement));
+    if (live.auto && editing) return;
+    delete view.dataset.dirty;
     view.replaceChildren(content);
   } catch (error) {
     view.replaceChildren(
@@ -181,15 +185,17 @@ async function runsPage(params) {
   query.set('limit', '50');
   const page = await api(`/api/runs?${query}`);
 
+  const edited = () => (view.dataset.dirty = 'yes');
   const state = h(
     'select',
-    { name: 'state', id: 'filter-state' },
+    { name: 'state', id: 'filter-state', onchange: edited },
     h('option', { value: '' }, 'any state'),
     RunStates.map((st) => h('option', { value: st, selected: params.get('state') === st }, st)),
   );
   const workflow = h('input', {
     name: 'workflow',
     id: 'filter-workflow',
+    oninput: edited,
     placeholder: 'workflow',
     value: params.get('workflow') ?? '',
   });

@@ -11,10 +11,20 @@ import { runRoutes } from './routes/runs.js';
 import { scheduleRoutes } from './routes/schedules.js';
 
 /**
- * A 401 names both schemes: API clients send `Bearer`, and a browser shown the Basic challenge
- * asks its user for the token once (as the password) and sends it with every later request.
+ * The challenge of a 401. A browser opening a page (it accepts HTML) is sent the Basic challenge,
+ * so it asks its user for the token once (as the password) and sends it with every later request;
+ * API clients are sent the Bearer challenge. One challenge an answer: browsers do not read a
+ * second one, and Node joins repeated headers into one line.
  */
-const Challenge = 'Bearer realm="cyclone", Basic realm="cyclone", charset="UTF-8"';
+function unauthorized(accept: string | undefined): Response {
+  const challenge = accept?.includes('text/html')
+    ? 'Basic realm="cyclone", charset="UTF-8"'
+    : 'Bearer realm="cyclone"';
+  return new Response(JSON.stringify(errorBody('UNAUTHORIZED', 'a valid token is required')), {
+    status: 401,
+    headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': challenge },
+  });
+}
 
 /** The HTTP application: auth, request logging, every route, and the error mapping. */
 export function buildApp(ctx: ServerContext): Hono<AppEnv> {
@@ -44,11 +54,7 @@ export function buildApp(ctx: ServerContext): Hono<AppEnv> {
       return next();
     }
     const access = accessOf(c.req.header('Authorization'), ctx.tokens);
-    if (access === 'none') {
-      return c.json(errorBody('UNAUTHORIZED', 'a valid token is required'), 401, {
-        'WWW-Authenticate': Challenge,
-      });
-    }
+    if (access === 'none') return unauthorized(c.req.header('Accept'));
     if (access === 'read' && !isReadMethod(c.req.method)) {
       return c.json(errorBody('FORBIDDEN', 'the read-only token may only read (GET)'), 403);
     }

@@ -11,7 +11,10 @@ describe('tokens', () => {
     const none = await env.call('GET', '/api/runs');
     expect(none.status).toBe(401);
     expect(none.body.error.code).toBe('UNAUTHORIZED');
-    expect(none.headers.get('www-authenticate')).toContain('Bearer');
+    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="cyclone"');
+    const page = await env.call('GET', '/', { headers: { Accept: 'text/html' } });
+    expect(page.status).toBe(401);
+    expect(page.headers.get('www-authenticate')).toMatch(/^Basic /);
     expect((await env.call('GET', '/api/runs', bearer('full-secreT'))).status).toBe(401);
     expect((await env.call('GET', '/metrics')).status).toBe(401);
     expect((await env.call('GET', '/')).status).toBe(401);

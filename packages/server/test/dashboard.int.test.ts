@@ -51,9 +51,20 @@ async function shoot(name: string): Promise<void> {
   console.log(`screenshot: ${file}`);
 }
 
+/**
+ * Clicks the element `selector` names, found and clicked in one step inside the page: a live
+ * update may re-render the page between a lookup and a separate click.
+ */
+async function press(selector: string): Promise<void> {
+  await page.waitForSelector(selector);
+  // A dispatched event, not `.click()`: SVG elements (the graph's nodes) have no click method.
+  await page.evaluate(
+    `document.querySelector(${JSON.stringify(selector)}).dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true }))`,
+  );
+}
+
 async function confirm(): Promise<void> {
-  await page.waitForSelector('dialog#confirm[open]');
-  await page.click('#confirm-yes');
+  await press('dialog#confirm[open] #confirm-yes');
 }
 
 const stateOf = async (runId: string) =>
@@ -126,7 +137,7 @@ describe('the dashboard', () => {
     await shoot('runs');
 
     await page.select('#filter-state', 'failed');
-    await page.click('#filter-apply');
+    await press('#filter-apply');
     // Functions run in the page are given as text: this file is type-checked without the DOM's types.
     await page.waitForFunction("location.hash.includes('state=failed')");
     await page.waitForFunction("document.querySelectorAll('#runs-table tbody tr').length === 2");
@@ -138,7 +149,7 @@ describe('the dashboard', () => {
 
   it("draws a run's graph coloured by state, its steps and events, with user data escaped", async () => {
     await page.goto(`${base}/#/runs/${broken}`);
-    await page.waitForSelector('#dag g[data-node="pack"]');
+    await page.waitForSelector(`#run-page[data-run="${broken}"] #dag g[data-node="pack"]`);
     const nodes = await page.$$eval('#dag g[data-node]', (gs) =>
       Object.fromEntries(
         gs.map((g) => [g.getAttribute('data-node'), g.getAttribute('data-state')]),
@@ -160,22 +171,25 @@ describe('the dashboard', () => {
       'cannot explain',
     );
 
-    await page.click('#dag g[data-node="pack"]');
+    await press('#dag g[data-node="pack"]');
     await page.waitForSelector('#node-detail');
     await shoot('run');
   });
 
   it('retries a discarded node through the confirmation and sees the run complete live', async () => {
     await page.goto(`${base}/#/runs/${flaky}`);
-    await page.waitForSelector('#steps-table button[data-retry="pack"]');
-    await page.click('#steps-table button[data-retry="pack"]');
+    // Scoped to this run: until the new page renders, the previous run's page (with a retry
+    // button of its own) is still shown.
+    await press(`#run-page[data-run="${flaky}"] button[data-retry="pack"]`);
     await confirm();
     await eventually(
       async () => (await stateOf(flaky)) === 'completed',
       'the retried run to complete',
     );
     // The event stream tells the page; it reloads without being asked.
-    await page.waitForSelector('#run-page[data-state="completed"]', { timeout: 15_000 });
+    await page.waitForSelector(`#run-page[data-run="${flaky}"][data-state="completed"]`, {
+      timeout: 15_000,
+    });
     expect(
       await page.$$eval('#dag g[data-node]', (gs) => gs.map((g) => g.getAttribute('data-state'))),
     ).toEqual(['completed', 'completed', 'completed', 'completed']);
@@ -193,19 +207,18 @@ describe('the dashboard', () => {
       'the approval to wait',
     );
     await page.goto(`${base}/#/runs/${waiting}`);
-    await page.waitForSelector('#action-cancel');
-    await page.click('#action-cancel');
+    await press(`#run-page[data-run="${waiting}"] #action-cancel`);
     await page.waitForSelector('dialog#confirm[open]');
-    await page.click('#confirm-no');
+    await press('#confirm-no');
     expect(await stateOf(waiting)).toBe('running');
 
-    await page.click('#action-cancel');
+    await press('#action-cancel');
     await confirm();
     await eventually(
       async () => (await stateOf(waiting)) === 'cancelled',
       'the run to be cancelled',
     );
-    await page.waitForSelector('#run-page[data-state="cancelled"]');
+    await page.waitForSelector(`#run-page[data-run="${waiting}"][data-state="cancelled"]`);
   });
 
   it('shows the DLQ grouped by reason', async () => {
@@ -234,7 +247,7 @@ describe('the dashboard', () => {
     expect(await page.$eval('[data-schedule="nightly-report"]', (el) => el.textContent)).toContain(
       '0 3 * * *',
     );
-    await page.click('button[data-toggle="nightly-report"]');
+    await press('button[data-toggle="nightly-report"]');
     await confirm();
     await eventually(
       async () =>
@@ -246,5 +259,24 @@ describe('the dashboard', () => {
       `document.querySelector('[data-schedule="nightly-report"]')?.textContent?.includes('Resume')`,
     );
     await shoot('schedules');
+  });
+
+  it('asks a browser for the token of a protected server and works once given it', async () => {
+    const secured = createServer({ client: env.client, token: 'dash-secret', logger: testLogger });
+    const url = (await secured.listen(0)).url;
+    const guarded = await browser.newPage();
+    try {
+      expect((await fetch(`${url}/`)).status).toBe(401);
+      // What the browser's credentials prompt sends: any user name, the token as the password.
+      await guarded.authenticate({ username: 'ops', password: 'dash-secret' });
+      const accepted = await guarded.goto(`${url}/#/runs`);
+      expect(accepted?.status()).toBe(200);
+      await guarded.waitForSelector('#runs-table tbody tr');
+      // The event stream is authorised by the same credentials.
+      await guarded.waitForFunction("document.getElementById('live').textContent === 'live'");
+    } finally {
+      await guarded.close();
+      await secured.close();
+    }
   });
 });
