@@ -104,11 +104,13 @@ function confirmAction(text, extra = []) {
   const holder = document.getElementById('confirm-extra');
   holder.replaceChildren(...extra);
   return new Promise((resolve) => {
-    dialog.addEventListener(
-      'close',
-      () => resolve(dialog.returnValue === 'ok' ? dialog.querySelector('form') : undefined),
-      { once: true },
-    );
+    const onClose = () => {
+      // A close event of an earlier opening, delivered after this one began: not our answer.
+      if (dialog.open) return;
+      dialog.removeEventListener('close', onClose);
+      resolve(dialog.returnValue === 'ok' ? dialog.querySelector('form') : undefined);
+    };
+    dialog.addEventListener('close', onClose);
     dialog.returnValue = '';
     dialog.showModal();
   });
