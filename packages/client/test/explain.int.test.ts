@@ -1,14 +1,12 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError, ValidationError, workflow } from '@cyclone/core';
-import { PostgresStore, runOfDefinition, runOfJob } from '@cyclone/store-postgres';
+import { PostgresStore, runOfDefinition } from '@cyclone/store-postgres';
 import { expectEventsFollowTable, useTestDatabase } from '@cyclone/test-db';
 import { Client } from '../src/index.js';
 
 // Each reason is put in place by the engine's own operations: the client's submit, signal and
 // pause, and the store calls a worker and the scheduler make (claim, fail, complete, register).
-// Fan-out and child execution are not on this branch yet; the two tests named "(inserted rows)"
-// write the rows that execution will write, and are to be replaced by engine-driven ones.
 
 const db = useTestDatabase();
 let pool: pg.Pool;
@@ -174,7 +172,7 @@ describe('client.explain', () => {
     });
   });
 
-  it('max_parallel (inserted rows): the item tasks holding the places of a full limit', async () => {
+  it('max_parallel: the item tasks holding the places of a full limit', async () => {
     const def = workflow('ex-fan')
       .task('list', 'ex.fan.list')
       .fanOut('pack', 'ex.fan.pack', { from: 'list', maxParallel: 2 })
@@ -185,29 +183,30 @@ describe('client.explain', () => {
     await engine.complete([
       { stepId: list.id, claimToken: list.claimToken, outputJson: '[1,2,3,4]' },
     ]);
-    const fan = run.steps.find((s) => s.node === 'pack')!;
-    // What fan-out expansion writes: one item task per element, available up to the limit.
-    await pool.query(
-      `INSERT INTO cyclone_steps (id, run_id, node, node_type, kind, state, parent_step_id,
-                                  item_index, item, max_attempts)
-       SELECT gen_random_uuid(), $1, 'pack', 'item', 'ex.fan.pack',
-              CASE WHEN i < 2 THEN 'available' ELSE 'pending' END, $2, i, to_jsonb(i + 1), 3
-       FROM generate_series(0, 3) i`,
-      [run.id, fan.id],
-    );
-    await pool.query(
-      `UPDATE cyclone_steps SET state = 'running', claimed_by = 'w-pack',
-         lease_expires_at = now() + interval '1 minute'
-       WHERE parent_step_id = $1 AND item_index = 0`,
-      [fan.id],
-    );
-    expect(await client.explain(run.id, 'pack[3]')).toMatchObject({
-      node: 'pack[3]',
+    // The completion expanded the node: two items available under the limit, two pending.
+    await engine.settlePending();
+    const running = await claimOne('ex.fan.pack', 'w-pack');
+    const items = (await client.listSteps(run.id)).filter((s) => s.itemIndex !== null);
+    expect(items.map((s) => s.state).sort()).toEqual([
+      'available',
+      'pending',
+      'pending',
+      'running',
+    ]);
+    const name = (s: { itemIndex: number | null }) => `pack[${s.itemIndex}]`;
+    const holding = items
+      .filter((s) => s.state !== 'pending')
+      .map(name)
+      .sort();
+    const waiting = items.find((s) => s.state === 'pending')!;
+    expect(await client.explain(run.id, name(waiting))).toMatchObject({
+      node: name(waiting),
       state: 'pending',
       reason: 'max_parallel',
-      waitingOn: ['pack[0]', 'pack[1]'],
+      waitingOn: holding,
     });
-    expect(await client.explain(run.id, 'pack[0]')).toMatchObject({
+    const runningItem = items.find((s) => s.id === running.id)!;
+    expect(await client.explain(run.id, name(runningItem))).toMatchObject({
       reason: 'running',
       worker: 'w-pack',
     });
@@ -220,27 +219,17 @@ describe('client.explain', () => {
     expect(node.message).toContain('2 wait for a place under maxParallel 2');
   });
 
-  it('child (inserted rows): the child run and its state', async () => {
+  it('child: the child run and its state', async () => {
+    const invoice = workflow('ex-invoice').task('pdf', 'ex.invoice.pdf').build();
+    await engine.registerWorkflows([invoice]);
     const def = workflow('ex-parent').child('invoice', { workflow: 'ex-invoice' }).build();
-    const parent = runOfDefinition(def, 'null');
-    await engine.submit([parent]);
-    const node = parent.steps[0]!;
-    expect(await client.explain(parent.id, 'invoice')).toMatchObject({
-      state: 'waiting_child',
-      reason: 'child',
-    });
-    // What child execution writes: the child run, linked both ways.
-    const child = runOfJob('ex.invoice', 'null', { parentRunId: parent.id, parentStepId: node.id });
-    await engine.submit([child]);
-    await pool.query('UPDATE cyclone_steps SET child_run_id = $1 WHERE id = $2', [
-      child.id,
-      node.id,
-    ]);
-    const why = await client.explain(parent.id, 'invoice');
-    expect(why).toMatchObject({ reason: 'child', waitingOn: [child.id] });
+    const { runId } = await client.submit(def, null);
+    const page = await client.listRuns({ parentRunId: runId });
+    expect(page.runs).toHaveLength(1);
+    const child = page.runs[0]!;
+    const why = await client.explain(runId, 'invoice');
+    expect(why).toMatchObject({ state: 'waiting_child', reason: 'child', waitingOn: [child.id] });
     expect(why.message).toContain(`${child.id} (running)`);
-    const page = await client.listRuns({ parentRunId: parent.id });
-    expect(page.runs.map((r) => r.id)).toEqual([child.id]);
   });
 
   it('finds a step by its id too', async () => {

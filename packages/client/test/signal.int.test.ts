@@ -105,12 +105,4 @@ describe('client.signal', () => {
     await expect(client.signal(runId, 's', 'late')).rejects.toBeInstanceOf(AlreadyTerminalError);
     expect(await signalRows(runId)).toHaveLength(1);
   });
-
-  it('still refuses child nodes at submit', async () => {
-    const def = workflow('kid')
-      .task('list', 'k.list')
-      .child('invoice', { workflow: 'invoice', dependsOn: ['list'] })
-      .build();
-    await expect(client.submit(def)).rejects.toBeInstanceOf(ValidationError);
-  });
 });

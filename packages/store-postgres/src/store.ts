@@ -34,6 +34,7 @@ import type {
   SignalDelivery,
   SignalReceipt,
   DueWaitsResult,
+  EngineGauges,
   SubmittedRun,
   Subscription,
   UnservedStepsSweep,
@@ -70,6 +71,8 @@ import { TerminalRunStates } from './operator/terminal-run-states.js';
 import { readEvents, readLeafOutputs, readNodeOutput, readSteps } from './reads/read-steps.js';
 import { readNodeFacts } from './reads/read-node-facts.js';
 import { readRun, readRunPage, readRuns } from './reads/read-runs.js';
+import { readEngineGauges } from './metrics/read-engine-gauges.js';
+import { findStoredDefinition } from './schedules/find-stored-definition.js';
 import { backfillSchedule } from './schedules/backfill-schedule.js';
 import { databaseNow } from './schedules/database-now.js';
 import { fireDueSchedules } from './schedules/fire-due-schedules.js';
@@ -313,6 +316,16 @@ export class PostgresStore implements CycloneStore {
     livenessMs: number,
   ): Promise<NodeFacts | 'run' | 'node'> {
     return this.guard('nodeFacts', () => readNodeFacts(this.exec, runId, locator, livenessMs));
+  }
+
+  /** The newest definition stored under a workflow name (unvalidated JSON), or undefined. */
+  storedDefinition(name: string): Promise<unknown> {
+    return this.guard('storedDefinition', () => findStoredDefinition(this.exec, { name }));
+  }
+
+  /** Runs by state, the DLQ by reason and each kind's queue: aggregates, for scrapes. */
+  engineGauges(): Promise<EngineGauges> {
+    return this.guard('engineGauges', () => readEngineGauges(this.exec));
   }
 
   /**

@@ -7,6 +7,7 @@
  *
  * Packs what `dist/` holds now; Nx builds the packages before this test runs (`dependsOn`).
  */
+import { spawn } from 'node:child_process';
 import { lstatSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -282,5 +283,38 @@ describe('the packed packages, installed into an application', () => {
       'SELECT count(*)::int AS n FROM cyclone_migrations',
     );
     expect(row?.n).toBe(shippedMigrations());
+  });
+
+  it('serves the API and the dashboard files from the installed CLI (`cyclone serve`)', async () => {
+    const child = spawn(
+      path.join(app, 'node_modules', '.bin', 'cyclone'),
+      ['serve', '--port', '0', '--database-url', database.url],
+      { cwd: app, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    try {
+      let output = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no serving line:\n${output}`)), 60_000);
+        const onData = (chunk: Buffer) => {
+          output += chunk.toString('utf8');
+          const match = /serving .* at (http:\/\/\S+)/.exec(output);
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1]!);
+          }
+        };
+        child.stdout.on('data', onData);
+        child.stderr.on('data', onData);
+        child.once('exit', (code) =>
+          reject(new Error(`cyclone serve exited (${code}):\n${output}`)),
+        );
+      });
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      expect(await (await fetch(`${url}/api/runs`)).json()).toEqual({ runs: expect.any(Array) });
+      expect(await (await fetch(`${url}/`)).text()).toContain('/assets/app.js');
+      expect((await fetch(`${url}/assets/app.js`)).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 });

@@ -18,6 +18,7 @@ export const publishedPackages = [
   'client',
   'worker',
   'scheduler',
+  'server',
   'cli',
 ] as const;
 

@@ -14,6 +14,7 @@ import {
   schedulesShowCommand,
   schedulesToggleCommand,
 } from './schedules.js';
+import { serveCommand } from './serve.js';
 import { signalCommand } from './signal.js';
 import { stepsCommand } from './steps.js';
 import { workerCommand } from './worker.js';
@@ -300,5 +301,39 @@ export const commandCatalogue: readonly (CommandSpec | CommandGroup)[] = [
 (built definitions, for child runs). SIGTERM or Ctrl-C stops claiming and lets in-flight steps
 finish for the grace period, then releases them; a second signal stops at once.`,
     run: workerCommand,
+  },
+  {
+    name: 'serve',
+    description: 'serve the HTTP API and the dashboard',
+    options: [
+      {
+        flags: '--port <n>',
+        description: 'port to listen on (0 picks a free one)',
+        default: '7300',
+      },
+      {
+        flags: '--host <host>',
+        description: 'address to bind; any but loopback needs --token',
+        default: '127.0.0.1',
+      },
+      {
+        flags: '--token <token>',
+        description: 'require `Authorization: Bearer <token>` (default: $CYCLONE_TOKEN)',
+      },
+      {
+        flags: '--read-only-token <token>',
+        description: 'a second token that may only read (default: $CYCLONE_READ_ONLY_TOKEN)',
+      },
+    ],
+    json: 'print the serving line as JSON',
+    examples: [
+      'cyclone serve',
+      'cyclone serve --port 8080',
+      'CYCLONE_TOKEN=s3cret cyclone serve --host 0.0.0.0 --read-only-token viewer',
+    ],
+    more: `The dashboard is at the printed address; \`GET /healthz\` answers 200 once it serves.
+With a token, every other request needs it (a browser asks for it: any user name, the token as
+the password). SIGTERM or Ctrl-C stops the server.`,
+    run: serveCommand,
   },
 ];

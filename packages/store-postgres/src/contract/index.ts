@@ -12,6 +12,7 @@ import type { StoreNotifications } from './notifications.js';
 import type { OperatorCommands } from './operator-store.js';
 import type { ScheduleCommands } from './schedule-store.js';
 import type { QueueMetricsReads } from './queue-metrics-reads.js';
+import type { MetricsReads } from './metrics-store.js';
 
 export type * from './worker-store.js';
 export type * from './run-store.js';
@@ -21,6 +22,7 @@ export type * from './operator-store.js';
 export type * from './schema-check.js';
 export type * from './schedule-store.js';
 export type * from './queue-metrics-reads.js';
+export type * from './metrics-store.js';
 
 /** What `@cyclone/client` uses. */
 export type ClientStore = RunCommands &
@@ -28,6 +30,7 @@ export type ClientStore = RunCommands &
   RunReads &
   ScheduleCommands &
   QueueMetricsReads &
+  MetricsReads &
   StoreNotifications;
 
 /** Everything a Cyclone store does. */
@@ -38,4 +41,5 @@ export type CycloneStore = WorkerStore &
   MaintenanceStore &
   ScheduleCommands &
   QueueMetricsReads &
+  MetricsReads &
   StoreNotifications;

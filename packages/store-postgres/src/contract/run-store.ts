@@ -84,4 +84,10 @@ export interface RunReads extends SchemaCheck {
     locator: NodeLocator,
     livenessMs: number,
   ): Promise<NodeFacts | 'run' | 'node'>;
+
+  /**
+   * The newest definition stored under a workflow name (as JSON, unvalidated: parse it with
+   * core's `parseWorkflowDefinition`), or undefined when no worker, scheduler or client stored one.
+   */
+  storedDefinition(name: string): Promise<unknown>;
 }

@@ -1,0 +1,93 @@
+import { pino } from 'pino';
+import { Client } from '@cyclone/client';
+import type * as ServerExports from '@cyclone/server';
+import { RefusedError, UsageError } from '../cli-error.js';
+import { requireDatabaseUrl } from '../database-url.js';
+import { openPool, reachingDatabase } from '../database.js';
+import { awaitShutdown } from '../signals.js';
+import type { CommandContext } from './context.js';
+
+type ServerModule = typeof ServerExports;
+
+/**
+ * Loads `@cyclone/server` only for `cyclone serve`, so the other commands never load the HTTP
+ * stack; a missing package is a one-line refusal saying what to install.
+ */
+export async function loadServerModule(
+  load: () => Promise<ServerModule> = () => import('@cyclone/server'),
+): Promise<ServerModule> {
+  try {
+    return await load();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const message = error instanceof Error ? error.message : '';
+    if (code === 'ERR_MODULE_NOT_FOUND' && message.includes('@cyclone/server')) {
+      throw new RefusedError(
+        '`cyclone serve` needs @cyclone/server, which is not installed: run `npm install @cyclone/server`',
+        'SERVER_MISSING',
+      );
+    }
+    throw error;
+  }
+}
+
+/** A non-empty option or environment variable, else undefined. */
+function secret(option: unknown, variable: string | undefined): string | undefined {
+  const value = typeof option === 'string' ? option : variable;
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/**
+ * `cyclone serve`: the HTTP API and the dashboard, until SIGTERM or SIGINT. Binds 127.0.0.1
+ * unless `--host` says otherwise; any other host needs `--token` (or `CYCLONE_TOKEN`).
+ */
+export async function serveCommand(ctx: CommandContext): Promise<number> {
+  const { output } = ctx;
+  const port = Number(ctx.options.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new UsageError(
+      `--port expects a port number from 0 to 65535, got "${String(ctx.options.port)}"`,
+    );
+  }
+  const host = String(ctx.options.host);
+  const token = secret(ctx.options.token, process.env.CYCLONE_TOKEN);
+  const readOnlyToken = secret(ctx.options.readOnlyToken, process.env.CYCLONE_READ_ONLY_TOKEN);
+  const url = requireDatabaseUrl(ctx.flags.databaseUrl);
+  const { createServer } = await loadServerModule();
+  const logger = pino({ level: process.env.CYCLONE_LOG_LEVEL ?? 'info' }, process.stderr);
+  const pool = openPool(url, 10);
+  const client = new Client({
+    pool,
+    ...(ctx.flags.schema === undefined ? {} : { schema: ctx.flags.schema }),
+  });
+  const shutdown = awaitShutdown();
+  let server: ReturnType<typeof createServer> | undefined;
+  try {
+    // Refused before anything is bound or connected: an open port without a token is never up.
+    server = createServer({
+      client,
+      host,
+      logger,
+      ...(token === undefined ? {} : { token }),
+      ...(readOnlyToken === undefined ? {} : { readOnlyToken }),
+    });
+    await reachingDatabase(url, () => client.store.checkSchema());
+    const address = await server.listen(port, host);
+    output.out(
+      ctx.flags.json
+        ? JSON.stringify({
+            event: 'serving',
+            url: address.url,
+            auth: token || readOnlyToken ? 'token' : 'none',
+          })
+        : `serving the API and the dashboard at ${address.url}${token || readOnlyToken ? ' (token required)' : ''}`,
+    );
+    await shutdown.signalled;
+    return 0;
+  } finally {
+    await server?.close().catch(() => undefined);
+    await client.close().catch(() => undefined);
+    await pool.end().catch(() => undefined);
+    shutdown.dispose();
+  }
+}

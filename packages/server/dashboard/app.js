@@ -1,0 +1,927 @@
+// Cyclone's dashboard: a single page with no dependencies and no build step, served by
+// @cyclone/server. Every value from the API is rendered through text nodes or attributes set
+// with the DOM API, never as HTML, because run inputs, outputs and errors are user data.
+
+const RunStates = ['running', 'paused', 'completed', 'failed', 'cancelled'];
+const TerminalRunStates = new Set(['completed', 'failed', 'cancelled']);
+const PollMs = 3000;
+
+const view = document.getElementById('view');
+
+// ---------------------------------------------------------------- DOM helpers
+
+/** An element with attributes and children; strings and numbers become text nodes. */
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  setAttrs(el, attrs);
+  append(el, children);
+  return el;
+}
+
+const SvgNs = 'http://www.w3.org/2000/svg';
+
+/** An SVG element, built like {@link h}. */
+function s(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(SvgNs, tag);
+  setAttrs(el, attrs);
+  append(el, children);
+  return el;
+}
+
+function setAttrs(el, attrs) {
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith('on') && typeof value === 'function') {
+      el.addEventListener(name.slice(2), value);
+    } else {
+      el.setAttribute(name, value === true ? '' : String(value));
+    }
+  }
+}
+
+function append(el, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === undefined || child === null || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+const badge = (state) => h('span', { class: `badge s-${state}` }, state);
+const time = (value) => (value ? new Date(value).toLocaleString() : '');
+const shortId = (id) => (id ? `${id.slice(0, 8)}…` : '');
+const json = (value) => JSON.stringify(value, null, 2);
+
+let toastTimer;
+function toast(message, bad = false) {
+  const el = document.getElementById('toast');
+  el.textContent = message;
+  el.className = bad ? 'show bad' : 'show';
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => (el.className = ''), 4000);
+}
+
+// ---------------------------------------------------------------- API
+
+class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.error?.message ?? `HTTP ${status}`);
+    this.status = status;
+    this.code = body?.error?.code;
+    this.reason = body?.error?.reason;
+  }
+}
+
+/** Calls the API; the browser sends the credentials it was given for this origin. */
+async function api(path, options = {}) {
+  const init = { method: options.method ?? 'GET', credentials: 'same-origin', headers: {} };
+  if (options.body !== undefined) {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(options.body);
+  }
+  const response = await fetch(path, init);
+  const body = await response.json().catch(() => undefined);
+  if (!response.ok) throw new ApiError(response.status, body);
+  return body;
+}
+
+/** A refused action's message, with the rule's reason when there is one. */
+function describeError(error) {
+  if (error instanceof ApiError && error.status === 409) {
+    return `refused (${error.code}, ${error.reason}): ${error.message}`;
+  }
+  return error.message;
+}
+
+// ---------------------------------------------------------------- confirmation
+
+/**
+ * Asks before an action. `extra` are form controls shown in the dialog; resolves with the
+ * dialog's form (to read them) when confirmed, or undefined.
+ */
+function confirmAction(text, extra = []) {
+  const dialog = document.getElementById('confirm');
+  document.getElementById('confirm-text').textContent = text;
+  const holder = document.getElementById('confirm-extra');
+  holder.replaceChildren(...extra);
+  return new Promise((resolve) => {
+    const onClose = () => {
+      // A close event of an earlier opening, delivered after this one began: not our answer.
+      if (dialog.open) return;
+      dialog.removeEventListener('close', onClose);
+      resolve(dialog.returnValue === 'ok' ? dialog.querySelector('form') : undefined);
+    };
+    dialog.addEventListener('close', onClose);
+    dialog.returnValue = '';
+    dialog.showModal();
+  });
+}
+
+/** Runs a confirmed action, reports it, and reloads the page shown. */
+async function act(question, work, extra) {
+  const form = await confirmAction(question, extra);
+  if (!form) return;
+  try {
+    const done = await work(form);
+    toast(done ?? 'done');
+  } catch (error) {
+    toast(describeError(error), true);
+  }
+  await refresh();
+}
+
+// ---------------------------------------------------------------- routing
+
+function currentRoute() {
+  const [path, query = ''] = location.hash.replace(/^#/, '').split('?');
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  return { parts: parts.length ? parts : ['runs'], params: new URLSearchParams(query) };
+}
+
+function go(path, params) {
+  const query = params && params.toString();
+  location.hash = query ? `${path}?${query}` : path;
+}
+
+let rendering = Promise.resolve();
+
+/** Renders the page for the hash; a later refresh waits for the one in flight. */
+function refresh() {
+  rendering = rendering.then(renderNow, renderNow);
+  return rendering;
+}
+
+async function renderNow() {
+  const { parts, params } = currentRoute();
+  for (const link of document.querySelectorAll('[data-nav]')) {
+    link.classList.toggle('active', link.dataset.nav === parts[0]);
+  }
+  try {
+    let content;
+    if (parts[0] === 'runs' && parts[1]) content = await runPage(parts[1]);
+    else if (parts[0] === 'dlq') content = await dlqPage(params);
+    else if (parts[0] === 'schedules') content = await schedulesPage();
+    else content = await runsPage(params);
+    // Keep what the user is typing: a live refresh must not wipe a half-filled filter.
+    const editing =
+      view.dataset.dirty === 'yes' ||
+      (document.activeElement && view.contains(document.activeElement));
+    if (live.auto && editing) return;
+    delete view.dataset.dirty;
+    view.replaceChildren(content);
+  } catch (error) {
+    view.replaceChildren(
+      h('div', { class: 'card error' }, `Could not load this page: ${describeError(error)}`),
+    );
+  } finally {
+    live.auto = false;
+  }
+}
+
+// ---------------------------------------------------------------- runs
+
+async function runsPage(params) {
+  const query = new URLSearchParams();
+  for (const name of ['state', 'workflow', 'cursor']) {
+    if (params.get(name)) query.set(name, params.get(name));
+  }
+  query.set('limit', '50');
+  const page = await api(`/api/runs?${query}`);
+
+  const edited = () => (view.dataset.dirty = 'yes');
+  const state = h(
+    'select',
+    { name: 'state', id: 'filter-state', onchange: edited },
+    h('option', { value: '' }, 'any state'),
+    RunStates.map((st) => h('option', { value: st, selected: params.get('state') === st }, st)),
+  );
+  const workflow = h('input', {
+    name: 'workflow',
+    id: 'filter-workflow',
+    oninput: edited,
+    placeholder: 'workflow',
+    value: params.get('workflow') ?? '',
+  });
+  const apply = () => {
+    const next = new URLSearchParams();
+    if (state.value) next.set('state', state.value);
+    if (workflow.value.trim()) next.set('workflow', workflow.value.trim());
+    go('/runs', next);
+  };
+  const filters = h(
+    'form',
+    {
+      class: 'filters',
+      onsubmit: (event) => {
+        event.preventDefault();
+        apply();
+      },
+    },
+    h('label', {}, 'State', state),
+    h('label', {}, 'Workflow', workflow),
+    h('button', { class: 'primary', type: 'submit', id: 'filter-apply' }, 'Filter'),
+  );
+
+  const rows = page.runs.map((run) =>
+    h(
+      'tr',
+      { 'data-run': run.id },
+      h('td', { class: 'mono' }, h('a', { href: `#/runs/${encodeURIComponent(run.id)}` }, run.id)),
+      h('td', {}, run.workflow),
+      h('td', {}, badge(run.state)),
+      h('td', {}, time(run.createdAt)),
+      h('td', {}, time(run.endedAt)),
+      h('td', { class: 'error' }, run.error ?? ''),
+    ),
+  );
+  const more = page.nextCursor
+    ? h(
+        'button',
+        {
+          onclick: () => {
+            const next = new URLSearchParams(params);
+            next.set('cursor', page.nextCursor);
+            go('/runs', next);
+          },
+        },
+        'Older runs',
+      )
+    : null;
+  return h(
+    'section',
+    { id: 'runs-page' },
+    h('h1', {}, 'Runs'),
+    filters,
+    page.runs.length === 0
+      ? h('p', { class: 'muted' }, 'No runs match.')
+      : h(
+          'table',
+          { id: 'runs-table' },
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              ['Run', 'Workflow', 'State', 'Created', 'Ended', 'Error'].map((t) => h('th', {}, t)),
+            ),
+          ),
+          h('tbody', {}, rows),
+        ),
+    more,
+  );
+}
+
+// ---------------------------------------------------------------- one run
+
+/** The nodes of a run (item tasks folded into their fan-out node), laid out in layers. */
+function layoutDag(steps) {
+  const nodes = steps.filter((step) => step.itemIndex === null);
+  const byName = new Map(nodes.map((n) => [n.node, n]));
+  const layer = new Map();
+  const layerOf = (name, seen = new Set()) => {
+    if (layer.has(name)) return layer.get(name);
+    if (seen.has(name)) return 0;
+    seen.add(name);
+    const deps = (byName.get(name)?.dependsOn ?? []).filter((d) => byName.has(d));
+    const value = deps.length === 0 ? 0 : 1 + Math.max(...deps.map((d) => layerOf(d, seen)));
+    layer.set(name, value);
+    return value;
+  };
+  const columns = [];
+  for (const n of nodes) {
+    const l = layerOf(n.node);
+    (columns[l] ??= []).push(n);
+  }
+  const W = 170;
+  const H = 50;
+  const GapX = 60;
+  const GapY = 22;
+  const pos = new Map();
+  columns.forEach((column, x) =>
+    column.forEach((n, y) => pos.set(n.node, { x: 20 + x * (W + GapX), y: 20 + y * (H + GapY) })),
+  );
+  const width = 40 + columns.length * (W + GapX) - GapX;
+  const height = 40 + Math.max(1, ...columns.map((c) => c.length)) * (H + GapY) - GapY;
+  return { nodes, pos, W, H, width, height };
+}
+
+function dagView(steps, selected, onSelect) {
+  const { nodes, pos, W, H, width, height } = layoutDag(steps);
+  const items = new Map();
+  for (const step of steps) {
+    if (step.itemIndex === null) continue;
+    const count = items.get(step.node) ?? { done: 0, all: 0 };
+    count.all += 1;
+    if (step.state === 'completed') count.done += 1;
+    items.set(step.node, count);
+  }
+  const edges = [];
+  for (const n of nodes) {
+    const to = pos.get(n.node);
+    for (const dep of n.dependsOn) {
+      const from = pos.get(dep);
+      if (!from) continue;
+      const x1 = from.x + W;
+      const y1 = from.y + H / 2;
+      const x2 = to.x;
+      const y2 = to.y + H / 2;
+      const mid = (x1 + x2) / 2;
+      edges.push(
+        s('path', {
+          class: 'edge',
+          d: `M${x1},${y1} C${mid},${y1} ${mid},${y2} ${x2},${y2}`,
+          'marker-end': 'url(#arrow)',
+        }),
+      );
+    }
+  }
+  const boxes = nodes.map((n) => {
+    const p = pos.get(n.node);
+    const count = items.get(n.node);
+    const sub = count ? `${n.state} · ${count.done}/${count.all} items` : n.state;
+    return s(
+      'g',
+      {
+        class: n.node === selected ? 'node selected' : 'node',
+        'data-node': n.node,
+        'data-state': n.state,
+        onclick: () => onSelect(n.node),
+      },
+      s('title', {}, `${n.node} (${n.nodeType}): ${n.state}`),
+      s('rect', {
+        x: p.x,
+        y: p.y,
+        width: W,
+        height: H,
+        rx: 8,
+        fill: `var(--${colourOf(n.state)})`,
+      }),
+      s('text', { x: p.x + 10, y: p.y + 20, 'font-weight': 600 }, clip(n.node, 22)),
+      s('text', { x: p.x + 10, y: p.y + 38 }, clip(sub, 26)),
+    );
+  });
+  return h(
+    'div',
+    { class: 'dag', id: 'dag' },
+    s(
+      'svg',
+      { width, height, viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': 'run graph' },
+      s(
+        'defs',
+        {},
+        s(
+          'marker',
+          {
+            id: 'arrow',
+            viewBox: '0 0 10 10',
+            refX: 10,
+            refY: 5,
+            markerWidth: 6,
+            markerHeight: 6,
+            orient: 'auto-start-reverse',
+          },
+          s('path', { d: 'M 0 0 L 10 5 L 0 10 z', fill: '#94a3b8' }),
+        ),
+      ),
+      edges,
+      boxes,
+    ),
+  );
+}
+
+function colourOf(state) {
+  if (state.startsWith('waiting_')) return 'waiting';
+  if (state === 'discarded') return 'failed';
+  return state;
+}
+
+const clip = (text, n) => (text.length > n ? `${text.slice(0, n - 1)}…` : text);
+
+let selectedNode;
+
+async function runPage(runId) {
+  const path = `/api/runs/${encodeURIComponent(runId)}`;
+  const [{ run, steps }, { events }] = await Promise.all([api(path), api(`${path}/events`)]);
+  const nodes = steps.filter((step) => step.itemIndex === null);
+  const explanations = await explainAll(path, nodes);
+
+  const terminal = TerminalRunStates.has(run.state);
+  const discarded = nodes.filter((n) => n.state === 'discarded');
+  const post = (action, body) => api(`${path}/${action}`, { method: 'POST', body });
+  const actions = h(
+    'div',
+    { class: 'actions' },
+    !terminal &&
+      h(
+        'button',
+        {
+          class: 'danger',
+          id: 'action-cancel',
+          onclick: () =>
+            act(`Cancel run ${run.id}? Its open steps are cancelled.`, () =>
+              post('cancel').then(() => 'run cancelled'),
+            ),
+        },
+        'Cancel run',
+      ),
+    run.state === 'running' &&
+      h(
+        'button',
+        {
+          id: 'action-pause',
+          onclick: () =>
+            act(`Pause run ${run.id}? Nothing new starts until it is resumed.`, () =>
+              post('pause').then(() => 'run paused'),
+            ),
+        },
+        'Pause',
+      ),
+    run.state === 'paused' &&
+      h(
+        'button',
+        {
+          id: 'action-resume',
+          onclick: () =>
+            act(`Resume run ${run.id}?`, () => post('resume').then(() => 'run resumed')),
+        },
+        'Resume',
+      ),
+    discarded.length > 0 &&
+      h(
+        'button',
+        {
+          id: 'action-retry-all',
+          onclick: () =>
+            act(`Retry every discarded node of run ${run.id} (${discarded.length})?`, () =>
+              post('retry-all').then(() => 'retried'),
+            ),
+        },
+        'Retry all discarded',
+      ),
+    !terminal &&
+      h('button', { id: 'action-signal', onclick: () => signalDialog(path) }, 'Send signal'),
+  );
+
+  const selectNode = (name) => {
+    selectedNode = name;
+    void refresh();
+  };
+  const focus = nodes.find((n) => n.node === selectedNode);
+
+  return h(
+    'section',
+    { id: 'run-page', 'data-run': run.id, 'data-state': run.state },
+    h('p', {}, h('a', { href: '#/runs' }, '← Runs')),
+    h('h1', {}, `${run.workflow} `, badge(run.state)),
+    h(
+      'div',
+      { class: 'card' },
+      h(
+        'dl',
+        { class: 'kv' },
+        h('dt', {}, 'Run'),
+        h('dd', { class: 'mono' }, run.id),
+        h('dt', {}, 'Created'),
+        h('dd', {}, time(run.createdAt)),
+        h('dt', {}, 'Started'),
+        h('dd', {}, time(run.startedAt)),
+        h('dt', {}, 'Ended'),
+        h('dd', {}, time(run.endedAt)),
+        h('dt', {}, 'Failures / reclaims'),
+        h('dd', {}, `${run.failureCount} / ${run.reclaimCount}`),
+        run.parentRunId && [
+          h('dt', {}, 'Parent run'),
+          h('dd', {}, h('a', { href: `#/runs/${run.parentRunId}` }, run.parentRunId)),
+        ],
+        run.error && [
+          h('dt', {}, 'Error'),
+          h('dd', { class: 'error', id: 'run-error' }, `${run.errorKind ?? ''}: ${run.error}`),
+        ],
+      ),
+      actions,
+    ),
+    h('h2', {}, 'Graph'),
+    dagView(steps, selectedNode, selectNode),
+    focus && nodeDetail(focus, explanations.get(focus.node), steps),
+    h('h2', {}, 'Steps'),
+    explanations.unsupported &&
+      h(
+        'p',
+        { class: 'muted', id: 'explain-unsupported' },
+        'This server cannot explain nodes yet (its client has no explain).',
+      ),
+    stepsTable(path, nodes, explanations),
+    h('h2', {}, 'Events'),
+    eventsTable(events),
+  );
+}
+
+/**
+ * The explanation of every node that is not running. A server whose client cannot explain answers
+ * 501: then the page says so once instead of on every row.
+ */
+async function explainAll(path, nodes) {
+  const result = new Map();
+  await Promise.all(
+    nodes
+      .filter((n) => n.state !== 'running')
+      .map(async (n) => {
+        try {
+          result.set(n.node, await api(`${path}/nodes/${encodeURIComponent(n.node)}/explain`));
+        } catch (error) {
+          if (error instanceof ApiError && error.status === 501) result.unsupported = true;
+          else result.set(n.node, { unavailable: describeError(error) });
+        }
+      }),
+  );
+  return result;
+}
+
+function explanationText(explanation) {
+  if (!explanation) return '';
+  if (explanation.unavailable) return `(no explanation: ${explanation.unavailable})`;
+  const parts = [explanation.message];
+  if (explanation.waitingOn?.length) parts.push(`waiting on ${explanation.waitingOn.join(', ')}`);
+  if (explanation.until) parts.push(`until ${time(explanation.until)}`);
+  return parts.join(' · ');
+}
+
+function nodeDetail(node, explanation, steps) {
+  const items = steps.filter((s) => s.node === node.node && s.itemIndex !== null);
+  return h(
+    'div',
+    { class: 'card', id: 'node-detail' },
+    h('h2', {}, `${node.node} `, badge(node.state)),
+    h('p', { class: 'muted', id: 'node-explanation' }, explanationText(explanation)),
+    node.error && h('p', { class: 'error' }, `${node.errorKind ?? ''}: ${node.error}`),
+    node.output !== undefined && [
+      h('div', { class: 'muted' }, 'Output'),
+      h('pre', {}, json(node.output)),
+    ],
+    items.length > 0 &&
+      h(
+        'p',
+        {},
+        `${items.length} item tasks: `,
+        items.map((i) => [badge(i.state), ' ']),
+      ),
+  );
+}
+
+function stepsTable(path, nodes, explanations) {
+  return h(
+    'table',
+    { id: 'steps-table' },
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ['Node', 'Type', 'Kind', 'State', 'Attempts', 'Error', 'Why', ''].map((t) =>
+          h('th', {}, t),
+        ),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      nodes.map((n) =>
+        h(
+          'tr',
+          { 'data-node': n.node },
+          h('td', {}, n.node),
+          h('td', {}, n.nodeType),
+          h('td', { class: 'mono' }, n.kind ?? ''),
+          h('td', {}, badge(n.state)),
+          h('td', {}, `${n.attempts}/${n.maxAttempts}`),
+          h('td', { class: 'error' }, n.error ? `${n.errorKind ?? ''}: ${n.error}` : ''),
+          h('td', { class: 'muted' }, explanationText(explanations.get(n.node))),
+          h(
+            'td',
+            {},
+            n.state === 'discarded' &&
+              h(
+                'button',
+                {
+                  'data-retry': n.node,
+                  onclick: () =>
+                    act(`Retry node ${n.node}?`, () =>
+                      api(`${path}/retry`, { method: 'POST', body: { node: n.node } }).then(
+                        () => `retried ${n.node}`,
+                      ),
+                    ),
+                },
+                'Retry',
+              ),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+function eventsTable(events) {
+  return h(
+    'table',
+    { id: 'events-table' },
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ['At', 'Node', 'Event', 'Move', 'Error kind'].map((t) => h('th', {}, t)),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      events.map((e) =>
+        h(
+          'tr',
+          {},
+          h('td', {}, time(e.at)),
+          h('td', {}, e.node ?? 'run'),
+          h('td', { class: 'mono' }, e.type),
+          h('td', {}, e.from || e.to ? `${e.from ?? '·'} → ${e.to ?? '·'}` : ''),
+          h('td', {}, e.errorKind ?? ''),
+        ),
+      ),
+    ),
+  );
+}
+
+function signalDialog(path) {
+  const name = h('input', {
+    name: 'signal-name',
+    id: 'signal-name',
+    placeholder: 'signal name',
+    required: true,
+  });
+  const payload = h('textarea', {
+    name: 'signal-payload',
+    id: 'signal-payload',
+    rows: 4,
+    placeholder: '{"approved": true}',
+  });
+  void act(
+    'Send a signal to this run:',
+    async () => {
+      const text = payload.value.trim();
+      const body = text === '' ? null : JSON.parse(text);
+      const receipt = await api(`${path}/signals/${encodeURIComponent(name.value)}`, {
+        method: 'POST',
+        body,
+      });
+      return receipt.consumedBy
+        ? `consumed by ${receipt.consumedBy}`
+        : 'signal kept until a node waits for it';
+    },
+    [h('label', {}, 'Name', name), h('label', {}, 'Payload (JSON)', payload)],
+  );
+}
+
+// ---------------------------------------------------------------- DLQ
+
+async function dlqPage(params) {
+  const query = new URLSearchParams({ limit: '1000' });
+  if (params.get('workflow')) query.set('workflow', params.get('workflow'));
+  const { steps } = await api(`/api/dlq?${query}`);
+  const groups = new Map();
+  for (const step of steps) {
+    if (!groups.has(step.reason)) groups.set(step.reason, []);
+    groups.get(step.reason).push(step);
+  }
+  const sections = [...groups.entries()].map(([reason, group]) =>
+    h(
+      'div',
+      { class: 'card', 'data-reason': reason },
+      h(
+        'div',
+        { class: 'group-head' },
+        h('h2', {}, `${reason} (${group.length})`),
+        h(
+          'button',
+          {
+            class: 'primary',
+            'data-redrive': reason,
+            onclick: () =>
+              act(
+                `Redrive every ${reason} step${params.get('workflow') ? ` of ${params.get('workflow')}` : ''}?`,
+                () =>
+                  api('/api/dlq/redrive', {
+                    method: 'POST',
+                    body: {
+                      reason,
+                      ...(params.get('workflow') ? { workflow: params.get('workflow') } : {}),
+                    },
+                  }).then((r) => `retried ${r.retried} step(s) in ${r.runs.length} run(s)`),
+              ),
+          },
+          'Redrive',
+        ),
+      ),
+      h(
+        'table',
+        {},
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['Run', 'Workflow', 'Node', 'Attempts', 'Error', 'Ended'].map((t) => h('th', {}, t)),
+          ),
+        ),
+        h(
+          'tbody',
+          {},
+          group.map((step) =>
+            h(
+              'tr',
+              { 'data-run': step.runId },
+              h(
+                'td',
+                { class: 'mono' },
+                h('a', { href: `#/runs/${step.runId}` }, shortId(step.runId)),
+              ),
+              h('td', {}, step.workflow),
+              h('td', {}, step.itemIndex === null ? step.node : `${step.node}[${step.itemIndex}]`),
+              h('td', {}, `${step.attempts}/${step.maxAttempts}`),
+              h('td', { class: 'error' }, step.error ?? ''),
+              h('td', {}, time(step.endedAt)),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+  return h(
+    'section',
+    { id: 'dlq-page' },
+    h('h1', {}, 'Dead-letter queue'),
+    sections.length === 0 ? h('p', { class: 'muted' }, 'No discarded steps.') : sections,
+  );
+}
+
+// ---------------------------------------------------------------- schedules
+
+async function schedulesPage() {
+  const { schedules } = await api('/api/schedules?fires=5');
+  const cards = schedules.map((schedule) =>
+    h(
+      'div',
+      { class: 'card', 'data-schedule': schedule.id },
+      h(
+        'div',
+        { class: 'group-head' },
+        h('h2', {}, schedule.id),
+        h(
+          'span',
+          { class: `badge ${schedule.enabled ? 's-completed' : 's-paused'}` },
+          schedule.enabled ? 'enabled' : 'paused',
+        ),
+        schedule.enabled
+          ? h(
+              'button',
+              {
+                'data-toggle': schedule.id,
+                onclick: () =>
+                  act(`Pause schedule ${schedule.id}?`, () =>
+                    api(`/api/schedules/${encodeURIComponent(schedule.id)}/pause`, {
+                      method: 'POST',
+                    }).then(() => 'paused'),
+                  ),
+              },
+              'Pause',
+            )
+          : h(
+              'button',
+              {
+                'data-toggle': schedule.id,
+                onclick: () =>
+                  act(`Resume schedule ${schedule.id}?`, () =>
+                    api(`/api/schedules/${encodeURIComponent(schedule.id)}/resume`, {
+                      method: 'POST',
+                    }).then(() => 'resumed'),
+                  ),
+              },
+              'Resume',
+            ),
+      ),
+      h(
+        'dl',
+        { class: 'kv' },
+        h('dt', {}, 'Cron'),
+        h('dd', { class: 'mono' }, `${schedule.cron} (${schedule.timezone})`),
+        h('dt', {}, 'Starts'),
+        h('dd', {}, schedule.workflow ? `workflow ${schedule.workflow}` : `job ${schedule.kind}`),
+        h('dt', {}, 'Next fire'),
+        h('dd', {}, time(schedule.nextRunAt)),
+        h('dt', {}, 'Overlap / catch-up'),
+        h('dd', {}, `${schedule.overlap} / ${schedule.catchUp}`),
+        schedule.lastError && [
+          h('dt', {}, 'Last error'),
+          h('dd', { class: 'error' }, schedule.lastError),
+        ],
+      ),
+      schedule.fires.length === 0
+        ? h('p', { class: 'muted' }, 'No fires yet.')
+        : h(
+            'table',
+            {},
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                ['Tick', 'Outcome', 'Run', 'Late', 'Error'].map((t) => h('th', {}, t)),
+              ),
+            ),
+            h(
+              'tbody',
+              {},
+              schedule.fires.map((fire) =>
+                h(
+                  'tr',
+                  {},
+                  h('td', {}, time(fire.fireAt)),
+                  h('td', {}, fire.outcome),
+                  h(
+                    'td',
+                    { class: 'mono' },
+                    fire.runId ? h('a', { href: `#/runs/${fire.runId}` }, shortId(fire.runId)) : '',
+                  ),
+                  h('td', {}, fire.late ? 'late' : ''),
+                  h('td', { class: 'error' }, fire.error ?? ''),
+                ),
+              ),
+            ),
+          ),
+    ),
+  );
+  return h(
+    'section',
+    { id: 'schedules-page' },
+    h('h1', {}, 'Schedules'),
+    cards.length === 0 ? h('p', { class: 'muted' }, 'No schedules.') : cards,
+  );
+}
+
+// ---------------------------------------------------------------- live updates
+
+/**
+ * Live updates: the server's event stream says when something moved, and the page reloads what
+ * it shows (debounced). When the stream is unavailable the page polls instead.
+ */
+const live = {
+  auto: false,
+  timer: undefined,
+  poller: undefined,
+  status(text, cls) {
+    const el = document.getElementById('live');
+    el.textContent = text;
+    el.className = `live ${cls}`;
+  },
+  changed() {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      if (document.getElementById('confirm').open) return;
+      this.auto = true;
+      void refresh();
+    }, 300);
+  },
+  poll() {
+    if (this.poller) return;
+    this.status('polling', 'poll');
+    this.poller = setInterval(() => this.changed(), PollMs);
+  },
+  stopPolling() {
+    clearInterval(this.poller);
+    this.poller = undefined;
+  },
+  connect() {
+    if (typeof EventSource === 'undefined') return this.poll();
+    const source = new EventSource('/api/events/stream');
+    source.addEventListener('ready', () => {
+      this.stopPolling();
+      this.status('live', 'on');
+    });
+    source.addEventListener('change', () => this.changed());
+    source.addEventListener('unavailable', () => {
+      source.close();
+      this.poll();
+    });
+    // EventSource reconnects by itself; poll meanwhile so nothing is missed.
+    source.addEventListener('error', () => this.poll());
+  },
+};
+
+window.addEventListener('hashchange', () => {
+  selectedNode = undefined;
+  void refresh();
+});
+void refresh();
+live.connect();

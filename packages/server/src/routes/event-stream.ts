@@ -1,0 +1,61 @@
+import { Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { AppEnv, ServerContext } from '../context.js';
+import type { ChangeNotice } from '../notification-hub.js';
+
+/** How often an idle stream sends a comment, so proxies do not close it. */
+const KeepAliveMs = 15_000;
+
+/** Notices held for one stream before they are folded into a single resync. */
+const MaxQueued = 100;
+
+/**
+ * `GET /api/events/stream`: server-sent events fed by the database's notifications. Each `change`
+ * event says what moved (steps of a kind became available, runs ended, steps were cancelled);
+ * the dashboard reloads the page it shows. When the server cannot listen it sends one
+ * `unavailable` event and closes, and the dashboard polls instead.
+ */
+export function eventStreamRoutes(ctx: ServerContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.get('/', (c) =>
+    streamSSE(c, async (stream) => {
+      const queue: ChangeNotice[] = [];
+      let wake: (() => void) | undefined;
+      let leave: (() => void) | undefined;
+      try {
+        leave = await ctx.hub.join((notice) => {
+          // A slow reader gets one resync instead of an unbounded backlog: it reloads anyway.
+          if (queue.length >= MaxQueued) queue.splice(0, queue.length, { type: 'resync' });
+          else queue.push(notice);
+          wake?.();
+        });
+      } catch {
+        await stream.writeSSE({ event: 'unavailable', data: '{}' });
+        return;
+      }
+      stream.onAbort(() => {
+        leave?.();
+        wake?.();
+      });
+      await stream.writeSSE({ event: 'ready', data: '{}' });
+      while (!stream.aborted && !stream.closed) {
+        const notice = queue.shift();
+        if (notice) {
+          await stream.writeSSE({ event: 'change', data: JSON.stringify(notice) });
+          continue;
+        }
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, KeepAliveMs);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = undefined;
+        if (queue.length === 0 && !stream.aborted) await stream.write(': keep-alive\n\n');
+      }
+      leave();
+    }),
+  );
+  return app;
+}

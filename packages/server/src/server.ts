@@ -1,0 +1,166 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@cyclone/client';
+import { createAdaptorServer, getRequestListener } from '@hono/node-server';
+import { pino, type Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { buildApp } from './app.js';
+import { assertSafeBind, DefaultHost, DefaultPort } from './bind-policy.js';
+import type { ServerContext } from './context.js';
+import { EngineMetrics } from './engine-metrics.js';
+import { ServerOptionsError } from './errors.js';
+import { NotificationHub } from './notification-hub.js';
+
+/** Options of {@link createServer}: a client to operate through, or a database to open one on. */
+export type ServerOptions = (
+  | { readonly client: Client; readonly connectionString?: undefined }
+  | { readonly connectionString: string; readonly client?: undefined }
+) & {
+  /**
+   * Postgres schema of Cyclone's tables, for a client opened from `connectionString`.
+   * @defaultValue `'public'`
+   */
+  readonly schema?: string;
+  /** With it, every request but `GET /healthz` needs `Authorization: Bearer <token>`. */
+  readonly token?: string;
+  /** A token that may only read (GET); POSTs with it answer 403. */
+  readonly readOnlyToken?: string;
+  /**
+   * Where {@link CycloneServer.listen} binds. Any host but loopback needs a token.
+   * @defaultValue `'127.0.0.1'`
+   */
+  readonly host?: string;
+  /** @defaultValue `7300` (0 picks a free port) */
+  readonly port?: number;
+  /** Request and error log; never given payloads or tokens. @defaultValue pino at `info` on stderr */
+  readonly logger?: Logger;
+  /** The registry `/metrics` prints, to add the server's gauges to an application's own. */
+  readonly registry?: Registry;
+};
+
+/** Where a listening server can be reached. */
+export interface ListeningAddress {
+  readonly host: string;
+  readonly port: number;
+  /** `http://host:port`. */
+  readonly url: string;
+}
+
+/**
+ * Cyclone's HTTP API and dashboard. Embed its {@link CycloneServer.fetch} handler or
+ * {@link CycloneServer.requestListener} in an application's server, or {@link CycloneServer.listen}
+ * on a port of its own.
+ */
+export class CycloneServer {
+  /** The client every request operates through. */
+  readonly client: Client;
+  /**
+   * The Fetch API handler (`Request` in, `Response` out), for runtimes and frameworks that
+   * take one. It serves every route, the dashboard and the auth rules.
+   */
+  readonly fetch: (request: Request) => Promise<Response>;
+  /** A Node `http` request listener, for `http.createServer(server.requestListener)`. */
+  readonly requestListener: (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+  private readonly ownsClient: boolean;
+  private readonly hub: NotificationHub;
+  private readonly options: ServerOptions;
+  private http: Server | undefined;
+
+  constructor(options: ServerOptions) {
+    if (!options.client && !options.connectionString) {
+      throw new ServerOptionsError('createServer needs a client or a connectionString');
+    }
+    this.options = options;
+    this.ownsClient = !options.client;
+    this.client =
+      options.client ??
+      new Client({
+        connectionString: options.connectionString,
+        ...(options.schema === undefined ? {} : { schema: options.schema }),
+      });
+    const logger =
+      options.logger ?? pino({ level: 'info', name: 'cyclone-server' }, process.stderr);
+    this.hub = new NotificationHub(this.client, logger);
+    const ctx: ServerContext = {
+      client: this.client,
+      tokens: { token: options.token, readOnlyToken: options.readOnlyToken },
+      logger,
+      hub: this.hub,
+      metrics: new EngineMetrics(this.client, options.registry),
+    };
+    // Checked here too, so an embedder learns at construction, not at the first listen.
+    if (options.host !== undefined) assertSafeBind(options.host, ctx.tokens);
+    const app = buildApp(ctx);
+    this.fetch = async (request) => app.fetch(request);
+    this.requestListener = getRequestListener(app.fetch);
+  }
+
+  /**
+   * Listens on `port` and `host` (the options' by default) and resolves once it serves:
+   * `GET /healthz` answers 200 from then on.
+   *
+   * @throws InsecureBindError for a host other than loopback without a token, before binding
+   */
+  async listen(port?: number, host?: string): Promise<ListeningAddress> {
+    const bindHost = host ?? this.options.host ?? DefaultHost;
+    const bindPort = port ?? this.options.port ?? DefaultPort;
+    assertSafeBind(bindHost, {
+      token: this.options.token,
+      readOnlyToken: this.options.readOnlyToken,
+    });
+    if (this.http) throw new ServerOptionsError('the server is already listening');
+    const http = createAdaptorServer({ fetch: this.fetch }) as Server;
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(bindPort, bindHost, () => {
+        http.off('error', reject);
+        resolve();
+      });
+    });
+    this.http = http;
+    return this.address()!;
+  }
+
+  /** Where the server listens, or undefined before {@link CycloneServer.listen}. */
+  address(): ListeningAddress | undefined {
+    const address = this.http?.address() as AddressInfo | null | undefined;
+    if (!address) return undefined;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return { host: address.address, port: address.port, url: `http://${host}:${address.port}` };
+  }
+
+  /**
+   * Stops listening, ends open event streams, and closes the client if the server opened it
+   * (a client it was given stays open).
+   */
+  async close(): Promise<void> {
+    const http = this.http;
+    this.http = undefined;
+    if (http) {
+      const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+      // Event streams never end by themselves; idle keep-alive sockets would hold close() too.
+      http.closeAllConnections();
+      await closed;
+    }
+    await this.hub.close();
+    if (this.ownsClient) await this.client.close();
+  }
+}
+
+/**
+ * Creates Cyclone's HTTP API and dashboard.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from '@cyclone/server';
+ *
+ * const server = createServer({ connectionString: process.env.CYCLONE_DATABASE_URL! });
+ * const { url } = await server.listen(7300);
+ * console.log(`dashboard at ${url}`);
+ * ```
+ *
+ * @throws InsecureBindError when `host` is not loopback and no token is given
+ */
+export function createServer(options: ServerOptions): CycloneServer {
+  return new CycloneServer(options);
+}

@@ -1,0 +1,3 @@
+import { cycloneVitestConfig } from '@cyclone/test-db/vitest';
+
+export default cycloneVitestConfig(import.meta.url);
