@@ -20,6 +20,8 @@ const systems = (process.argv[4] ?? 'cyclone,graphile-worker').split(',') as Sys
 /** Per-job figures of one phase (enqueue or drain) of one system. */
 interface PhaseCost {
   statementMs: number;
+  /** Shared buffers the statements touched (hit or read): a CPU proxy that is not noisy. */
+  buffers: number;
   walBytes: number;
   inserted: number;
   updated: number;
@@ -62,6 +64,7 @@ try {
         system,
         phase,
         'statement ms/job': cost.statementMs.toFixed(3),
+        'buffers/job': cost.buffers.toFixed(1),
         'WAL bytes/job': Math.round(cost.walBytes),
         'ins/job': cost.inserted.toFixed(2),
         'upd/job': cost.updated.toFixed(2),
@@ -91,8 +94,8 @@ async function measure(db: pg.Pool, phase: () => Promise<void>): Promise<PhaseCo
   const start = await lsn(db);
   await phase();
   const end = await lsn(db);
-  const { rows } = await db.query<{ ms: number; top: string }>(
-    `SELECT sum(total_exec_time)::float AS ms,
+  const { rows } = await db.query<{ ms: number; buffers: string; top: string }>(
+    `SELECT sum(total_exec_time)::float AS ms, sum(shared_blks_hit + shared_blks_read)::text AS buffers,
             (SELECT regexp_replace(left(query, 50), '\\s+', ' ', 'g') FROM pg_stat_statements
              WHERE dbid = d.oid ORDER BY total_exec_time DESC LIMIT 1) AS top
      FROM pg_stat_statements s, pg_database d
@@ -110,6 +113,7 @@ async function measure(db: pg.Pool, phase: () => Promise<void>): Promise<PhaseCo
     wal.rows.filter((r) => r.kind === kind).reduce((sum, r) => sum + Number(r.n), 0) / n;
   return {
     statementMs: rows[0]!.ms / n,
+    buffers: Number(rows[0]!.buffers) / n,
     walBytes: wal.rows.reduce((sum, r) => sum + Number(r.bytes), 0) / n,
     inserted: count('Heap/INSERT') + count('Heap2/MULTI_INSERT'),
     updated: count('Heap/UPDATE') + count('Heap/HOT_UPDATE'),
