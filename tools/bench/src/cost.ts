@@ -30,6 +30,8 @@ interface PhaseCost {
   /** B-tree entries written (leaf inserts and splits). */
   indexEntries: number;
   top: string;
+  /** The costliest statements, each per job. */
+  statements: Record<string, string | number>[];
 }
 
 const server = await startEmbeddedPostgres({
@@ -38,13 +40,16 @@ const server = await startEmbeddedPostgres({
 });
 try {
   const admin = new pg.Pool({ connectionString: server.url, max: 2 });
+  admin.on('error', () => undefined);
   const table: Record<string, string | number>[] = [];
+  const statements: Record<string, string | number>[] = [];
   for (const system of systems) {
     const dbName = `cyclone_cost_${system.replace(/-/g, '_')}`;
     await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(dbName)}`);
     await admin.query(`CREATE DATABASE ${quoteIdent(dbName)}`);
     const url = databaseUrl(server.url, dbName);
     const db = new pg.Pool({ connectionString: url, max: 2 });
+    db.on('error', () => undefined);
     await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     await db.query('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
     const adapter = await createAdapter(system, url, 10);
@@ -56,6 +61,7 @@ try {
       while ((await adapter.countCompleted()) - before < n) await sleep(50);
       await adapter.stopWorker();
     });
+    for (const row of drain.statements) statements.push({ system, ...row });
     for (const [phase, cost] of [
       ['enqueue', enqueue],
       ['drain', drain],
@@ -79,7 +85,12 @@ try {
   }
   console.log(`${n} jobs, concurrency ${concurrency}, figures per job`);
   console.table(table);
+  console.log('costliest statements of the drain');
+  console.table(statements);
   await admin.end();
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
 } finally {
   await server.stop();
 }
@@ -101,6 +112,18 @@ async function measure(db: pg.Pool, phase: () => Promise<void>): Promise<PhaseCo
      FROM pg_stat_statements s, pg_database d
      WHERE d.datname = current_database() AND s.dbid = d.oid
        AND s.query NOT LIKE '%pg_stat%' AND s.query NOT LIKE '%pg_get_wal%' GROUP BY d.oid`,
+  );
+  const statements = await db.query<Record<string, string | number>>(
+    `SELECT regexp_replace(left(query, 40), '\\s+', ' ', 'g') AS statement, calls,
+            round(s.rows::numeric / greatest(calls, 1), 1)::float AS "rows/call",
+            round((total_exec_time / $1::float8)::numeric, 4)::float AS "ms/job",
+            round(((shared_blks_hit + shared_blks_read) / $1::float8)::numeric, 1)::float AS "buffers/job",
+            round((wal_bytes / $1::float8)::numeric)::float AS "WAL bytes/job"
+     FROM pg_stat_statements s, pg_database d
+     WHERE d.datname = current_database() AND s.dbid = d.oid
+       AND s.query NOT LIKE '%pg_stat%' AND s.query NOT LIKE '%pg_get_wal%'
+     ORDER BY total_exec_time DESC LIMIT 4`,
+    [n],
   );
   const wal = await db.query<{ kind: string; n: string; bytes: string }>(
     `SELECT split_part("resource_manager/record_type", '/', 1) || '/' ||
@@ -125,6 +148,7 @@ async function measure(db: pg.Pool, phase: () => Promise<void>): Promise<PhaseCo
       count('Btree/SPLIT_L') +
       count('Btree/SPLIT_R'),
     top: rows[0]!.top,
+    statements: statements.rows,
   };
 }
 
