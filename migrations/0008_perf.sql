@@ -1,7 +1,7 @@
 -- Half of each page left free: a step is updated twice in place after its insert (claim,
 -- completion) and its run once or twice; with room on the page the run's update stays HOT (no
 -- index covers a column it writes) and the step's new versions stay on the page they were on.
--- Measured: per job, the run update HOT 1.0 of the time instead of 0.5, WAL per job -12 %.
+-- Measured: 0.84 HOT updates per job instead of 0.47, WAL of the drain per job -12 %.
 ALTER TABLE "cyclone_steps" SET (fillfactor = 50);--> statement-breakpoint
 ALTER TABLE "cyclone_runs" SET (fillfactor = 50);--> statement-breakpoint
 -- Every claim leaves a dead entry in the small partial claim index that every claim walks.
