@@ -110,7 +110,7 @@ function startChild(url: string): Promise<ChildProcess> {
   );
   return new Promise((resolve, reject) => {
     proc.once('exit', (code) => reject(new Error(`worker process exited (${code})`)));
-    proc.stdout!.on('data', (chunk: Buffer) => {
+    proc.stdout.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('ready')) resolve(proc);
     });
   });
