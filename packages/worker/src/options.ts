@@ -28,10 +28,12 @@ export interface WorkerOptions {
   /**
    * Steps claimed ahead of a free slot, so that a finished step's slot is refilled without a
    * round trip and claims come in batches. Buffered steps hold leases (renewed by the heartbeat)
-   * and are released, unstarted, at `stop()`. By default the worker adapts: it prefetches
-   * `concurrency` steps while its handlers' moving-average run time is under 20 ms, and none
-   * otherwise, so with slow handlers it never sits on a step another worker could run now.
-   * @defaultValue adaptive (0 or `concurrency`)
+   * and are released, unstarted, at `stop()`. By default the worker adapts: while its handlers'
+   * moving-average run time is under 20 ms it keeps a local queue of up to 500 steps (about half
+   * a second of work for its slots, at least `concurrency`), so claims come in large batches at
+   * any concurrency; otherwise none, so with slow handlers it never sits on a step another worker
+   * could run now, and what it held when they turned slow is released after 2 s unstarted.
+   * @defaultValue adaptive (0, or between `concurrency` and 500)
    */
   readonly prefetch?: number;
   /**

@@ -11,6 +11,25 @@ import { loggableError } from './log-error.js';
 /** A handler whose moving-average run time is below this counts as quick (see `prefetch`). */
 export const FastHandlerMs = 20;
 
+/**
+ * Most steps held claimed ahead while handlers are quick, whatever the concurrency: the local
+ * queue. Claims then carry a hundred rows or more, so a claim's fixed cost is spread thin even at
+ * concurrency 10, where claims sized to the slots carried ten.
+ */
+export const LocalQueueSize = 500;
+
+/**
+ * The local queue holds at most about this much work (slots times the average handler time), so
+ * a buffered step starts within it and a worker does not sit on steps others could run sooner.
+ */
+export const LocalQueueHorizonMs = 500;
+
+/**
+ * A claimed-ahead step not started within this long is given back (adaptive prefetch only):
+ * handlers turned slow, and another worker may have a free slot for it now.
+ */
+export const BufferedMaxAgeMs = 2_000;
+
 /** What the producer feeds: the execution slots. */
 export interface ProducerSink {
   /** Handlers running now. */
@@ -41,6 +60,16 @@ export interface ProducerOptions {
 export class Producer implements LeaseBuffer {
   /** Steps claimed ahead of a free slot: the next ones to start, oldest first. */
   private readonly buffered: ClaimedStep[] = [];
+  /** When each buffered step was claimed (`performance.now()`), for {@link BufferedMaxAgeMs}. */
+  private readonly claimedAt = new WeakMap<ClaimedStep, number>();
+  /**
+   * Set when buffered steps aged out: the handlers that made the average quick are stuck, so hold
+   * nothing ahead until one finishes (or the average, which only a finish updates, would claim the
+   * released steps straight back).
+   */
+  private agedOut = false;
+  /** Releases of aged buffered steps under way; `stop()` waits for them. */
+  private readonly releasing = new Set<Promise<void>>();
   /** Claim only once this many places (slots plus buffer) are free, so claims come in batches. */
   private readonly claimBatchMin: number;
   /** Moving average of handler run times, in ms; undefined until a handler has finished. */
@@ -103,6 +132,7 @@ export class Producer implements LeaseBuffer {
     await this.subscription?.close();
     await this.fetching;
     await this.releaseBuffered();
+    await Promise.all([...this.releasing]);
   }
 
   /** Drops a claimed-ahead step whose claim was lost. */
@@ -113,6 +143,7 @@ export class Producer implements LeaseBuffer {
 
   /** A handler finished after `ms`: feeds the moving average that drives the adaptive prefetch. */
   recordHandlerTime(ms: number): void {
+    this.agedOut = false;
     const previous = this.handlerMsAverage;
     this.handlerMsAverage = previous === undefined ? ms : previous * 0.9 + ms * 0.1;
   }
@@ -121,6 +152,7 @@ export class Producer implements LeaseBuffer {
   wake(): void {
     if (!this.running) return;
     this.startBuffered();
+    this.releaseAged();
     if (this.fetching) {
       this.fetchAgain = true;
       return;
@@ -141,7 +173,34 @@ export class Producer implements LeaseBuffer {
 
   /** Gives back the steps claimed ahead that never started: nothing of them ran. */
   private async releaseBuffered(): Promise<void> {
-    const steps = this.buffered.splice(0);
+    await this.release(this.buffered.splice(0));
+  }
+
+  /**
+   * Gives back the buffered steps that waited longer than {@link BufferedMaxAgeMs}: the queue is
+   * oldest first, so they are at its front. Nothing of them ran, so another worker may take them
+   * (the release is an ordinary `step_released`, no attempt charged).
+   */
+  private releaseAged(): void {
+    // A prefetch the caller chose is kept as chosen.
+    if (this.options.prefetch !== undefined) return;
+    const now = performance.now();
+    let aged = 0;
+    while (
+      aged < this.buffered.length &&
+      now - (this.claimedAt.get(this.buffered[aged]!) ?? now) > BufferedMaxAgeMs
+    ) {
+      aged++;
+    }
+    if (aged === 0) return;
+    this.agedOut = true;
+    const release: Promise<void> = this.release(this.buffered.splice(0, aged)).finally(() =>
+      this.releasing.delete(release),
+    );
+    this.releasing.add(release);
+  }
+
+  private async release(steps: readonly ClaimedStep[]): Promise<void> {
     await Promise.all(
       steps.map((step) =>
         this.store.release(step.id, step.claimToken).catch((error: unknown) => {
@@ -163,15 +222,27 @@ export class Producer implements LeaseBuffer {
 
   /**
    * How many steps to hold claimed ahead of a free slot now. Unless the caller chose, the worker
-   * prefetches a slot's worth per slot only while its handlers are quick (a moving average under
-   * {@link FastHandlerMs}): then a buffered step waits about one handler's run time, and claims
-   * come in batches. With slow handlers it holds nothing ahead, so it never sits on a step that
-   * another worker could run now.
+   * keeps a local queue (up to {@link LocalQueueSize} steps, about {@link LocalQueueHorizonMs} of
+   * work, at least a slot's worth per slot) only while its handlers are quick (a moving average under {@link FastHandlerMs}): then a buffered
+   * step waits a few handler run times at most, and claims come in large batches. With slow
+   * handlers it holds nothing ahead, so it never sits on a step that another worker could run
+   * now; what it held when they turned slow is given back once it ages.
    */
   private prefetchNow(): number {
     if (this.options.prefetch !== undefined) return this.options.prefetch;
     const average = this.handlerMsAverage;
-    return average !== undefined && average < FastHandlerMs ? this.options.concurrency : 0;
+    if (average === undefined || average >= FastHandlerMs || this.agedOut) return 0;
+    const { concurrency } = this.options;
+    const horizon = Math.floor((concurrency * LocalQueueHorizonMs) / Math.max(average, 0.1));
+    return Math.max(concurrency, Math.min(LocalQueueSize, horizon));
+  }
+
+  /**
+   * Claim only once this many places are free: an eighth of the slots, or a quarter of the local
+   * queue while one is kept, so a deep buffer is refilled in a few large claims, not many small.
+   */
+  private batchMin(): number {
+    return Math.max(this.claimBatchMin, Math.floor(this.prefetchNow() / 4));
   }
 
   /** Free places for claimed steps: execution slots plus the prefetch buffer. */
@@ -192,7 +263,7 @@ export class Producer implements LeaseBuffer {
       // Under load, wait until enough places are free to make one claim worth a round trip; an
       // idle worker claims at once, so a lone step starts without delay.
       const idle = this.sink.running + this.buffered.length === 0;
-      if (room <= 0 || (room < this.claimBatchMin && !idle)) return;
+      if (room <= 0 || (room < this.batchMin() && !idle)) return;
       let steps: ClaimedStep[];
       const signalsBefore = this.workSignals;
       try {
@@ -213,8 +284,10 @@ export class Producer implements LeaseBuffer {
       // there is more (a notification, the poll, or a completion's promotion).
       // A notification that arrived while the claim ran may be for a step the claim missed.
       this.mayHaveMore = steps.length === room || this.workSignals !== signalsBefore;
+      const claimedAt = performance.now();
+      for (const step of steps) this.claimedAt.set(step, claimedAt);
       this.buffered.push(...steps);
       this.startBuffered();
-    } while (this.fetchAgain || (this.mayHaveMore && this.room() >= this.claimBatchMin));
+    } while (this.fetchAgain || (this.mayHaveMore && this.room() >= this.batchMin()));
   }
 }

@@ -89,15 +89,47 @@ describe('prefetch', () => {
     );
     for (const { runId } of quick) await engine.client.wait(runId, { timeout: '10s' });
 
-    // ...and then the worker claims a slot's worth per slot ahead.
+    // ...and then the worker keeps a local queue: everything beyond its slots is claimed ahead.
     held = gate();
     const second = await engine.client.enqueueMany('adaptive.held', [1, 2, 3, 4, 5]);
     await eventually(
-      () => worker.activeSteps === 2 && worker.bufferedSteps === 2,
-      'two held steps running and two claimed ahead',
+      () => worker.activeSteps === 2 && worker.bufferedSteps === 3,
+      'two held steps running and three claimed ahead',
     );
     held.open();
     for (const { runId } of second) {
+      expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('completed');
+    }
+  });
+
+  it('gives back claimed-ahead steps that aged while its handlers turned slow', async () => {
+    const held = gate();
+    const worker = await engine.startWorker({
+      handlers: { 'aging.quick': () => null, 'aging.held': () => held.promise },
+      concurrency: 1,
+    });
+    const quick = await engine.client.enqueueMany(
+      'aging.quick',
+      Array.from({ length: 30 }, (_, i) => i),
+    );
+    for (const { runId } of quick) await engine.client.wait(runId, { timeout: '10s' });
+
+    const jobs = await engine.client.enqueueMany('aging.held', [1, 2, 3, 4]);
+    await eventually(
+      () => worker.activeSteps === 1 && worker.bufferedSteps === 3,
+      'one held step running and three claimed ahead',
+    );
+    // The held handler never finishes meanwhile: the three age out and are given back unstarted.
+    await eventually(async () => {
+      const rows = await engine.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM cyclone_steps
+         WHERE run_id = ANY($1::uuid[]) AND state = 'available' AND attempts = 0`,
+        [jobs.map((j) => j.runId)],
+      );
+      return rows[0]!.n === 3 && worker.bufferedSteps === 0;
+    }, 'three steps available again, none buffered');
+    held.open();
+    for (const { runId } of jobs) {
       expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('completed');
     }
   });

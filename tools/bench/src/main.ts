@@ -34,6 +34,7 @@ import {
   type Measurement,
   type Table,
 } from './report.js';
+import { checkTargets, targetsMarkdown, targetsText } from './targets.js';
 import { systemMeta } from './systems/meta.js';
 import {
   measureNames,
@@ -262,14 +263,15 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     sizes,
     configurations: configurations(measurements),
   };
-  const text = `${textTable(table)}\n\n${legend}`;
-  const markdown = renderMarkdown(meta, table, failures);
+  const targets = checkTargets(table);
+  const text = `${textTable(table)}\n\n${legend}\n\n${targetsText(targets)}`;
+  const markdown = renderMarkdown(meta, table, failures, targetsMarkdown(targets));
   const files: string[] = [];
   const outDir = options.outDir === undefined ? path.join(benchDir, 'results') : options.outDir;
   if (outDir !== null) {
     await fs.mkdir(outDir, { recursive: true });
     const stamp = started.toISOString().replace(/[:.]/g, '-');
-    const json = JSON.stringify({ meta, table, failures, measurements }, null, 2);
+    const json = JSON.stringify({ meta, table, targets, failures, measurements }, null, 2);
     for (const [file, content] of [
       [`bench-${stamp}.json`, json],
       [`bench-${stamp}.md`, markdown],
@@ -323,6 +325,7 @@ function renderMarkdown(
   meta: Record<string, unknown>,
   table: Table,
   failures: readonly Failure[],
+  targets: string,
 ): string {
   const lines = [
     '# Cyclone benchmark',
@@ -335,6 +338,7 @@ function renderMarkdown(
     '',
     legend,
     '',
+    ...(targets ? ['## Targets', '', targets, ''] : []),
     '## Versions',
     '',
     ...Object.entries(meta.packages as Record<string, string>).map(([s, v]) => `- ${s}: ${v}`),

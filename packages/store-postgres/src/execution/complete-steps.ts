@@ -76,13 +76,18 @@ WITH input AS (
     AND s.state = ANY(${p.completeFrom}::text[])
   RETURNING s.id, s.run_id, s.node, s.node_type, s.started_at, s.attempts
 ), per_run AS (
-  SELECT run_id, count(*)::int AS n, bool_or(node_type = 'item') AS has_items
+  SELECT run_id, count(*)::int AS n, bool_or(node_type = 'item') AS has_items,
+         min(started_at) AS first_started
   FROM done GROUP BY run_id
 ), run_upd AS (
+  -- A standalone job (no definition) is a run of one step, the one completing here: its start is
+  -- that step's, and it has no dependents to probe; neither needs another read of its steps.
   UPDATE ${t.runs} r
   SET open_steps = r.open_steps - p.n,
-      started_at = coalesce(r.started_at, (SELECT min(x.started_at) FROM ${t.steps} x
-                                           WHERE x.run_id = r.id)),
+      started_at = coalesce(r.started_at,
+                            CASE WHEN r.definition_hash IS NULL THEN p.first_started
+                                 ELSE (SELECT min(x.started_at) FROM ${t.steps} x
+                                       WHERE x.run_id = r.id) END),
       state = CASE WHEN r.open_steps = p.n AND r.state = ANY(${p.runCompleteFrom}::text[])
                    THEN ${p.runCompleteTo}::text ELSE r.state END,
       ended_at = CASE WHEN r.open_steps = p.n AND r.state = ANY(${p.runCompleteFrom}::text[])
@@ -90,11 +95,12 @@ WITH input AS (
   FROM per_run p
   WHERE r.id = p.run_id
   -- A subquery here reads the statement's snapshot: the state before this update.
-  RETURNING r.id, r.state, r.open_steps, r.parent_run_id, p.has_items,
+  RETURNING r.id, r.state, r.open_steps, r.parent_run_id, p.has_items, r.definition_hash,
             (SELECT o.state FROM ${t.runs} o WHERE o.id = r.id) AS previous_state
 ), dep_hits AS (
   SELECT d.id, count(*)::int AS n
-  FROM done JOIN ${t.steps} d ON d.run_id = done.run_id AND done.node = ANY(d.depends_on)
+  FROM done JOIN run_upd ru ON ru.id = done.run_id AND ru.definition_hash IS NOT NULL
+  JOIN ${t.steps} d ON d.run_id = done.run_id AND done.node = ANY(d.depends_on)
   WHERE done.node_type <> 'item' AND d.item_index IS NULL
   GROUP BY d.id
 ), promoted AS (

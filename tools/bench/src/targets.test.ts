@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import type { Row, Table } from './report.js';
+import { checkTargets } from './targets.js';
+
+const row = (id: string, median: number, ratio: number | null = null): Row => ({
+  id,
+  label: id,
+  unit: '',
+  better: 'higher',
+  cells: { 'cyclone:default': { median, values: [median], ratio, capped: false } },
+});
+
+describe('checkTargets', () => {
+  it('reads each target from its rows and says whether it was met', () => {
+    const table: Table = {
+      columns: [],
+      rows: [
+        row('throughput-c50', 10_000, 1.2),
+        row('latency-p99', 6),
+        row('workflow-chain', 7_500),
+        row('memory-peak', 140),
+      ],
+    };
+    expect(checkTargets(table)).toEqual([
+      { target: 'throughput c=50 vs the best peer', figure: '1.20x', goal: '>= 1.0x', met: true },
+      { target: 'latency p99 (idle worker)', figure: '6.0 ms', goal: '<= 5 ms', met: false },
+      {
+        target: 'workflow chain: steps/s as a share of the job rate (c=50)',
+        figure: '75 %',
+        goal: '>= 70 %',
+        met: true,
+      },
+      { target: 'worker peak RSS, c=100', figure: '140 MB', goal: '<= 150 MB', met: true },
+    ]);
+  });
+});
