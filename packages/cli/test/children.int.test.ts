@@ -44,7 +44,7 @@ describe('child runs in the CLI', () => {
     expect(show.out).toContain(`invoice: ${childRunId} (running)`);
     expect(show.out).toContain(`invoice: child run ${childRunId}`);
     const child = await cyclone('runs', 'show', childRunId);
-    expect(child.out).toContain(`parent       ${runId}`);
+    expect(child.out).toContain(`parent run   ${runId}`);
 
     const steps = await cyclone('steps', runId);
     expect(steps.code).toBe(0);
@@ -53,7 +53,9 @@ describe('child runs in the CLI', () => {
 
     const listed = await cyclone('runs', 'list', '--parent', runId, '--json');
     expect(listed.code).toBe(0);
-    expect((JSON.parse(listed.out) as { id: string }[]).map((r) => r.id)).toEqual([childRunId]);
+    expect((JSON.parse(listed.out) as { runs: { id: string }[] }).runs.map((r) => r.id)).toEqual([
+      childRunId,
+    ]);
     await client.cancel(runId);
   });
 });

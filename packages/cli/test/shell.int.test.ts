@@ -80,15 +80,15 @@ describe('cyclone from a shell', () => {
   it('stops quietly when the reader of its output goes away (| head)', async () => {
     const client = new Client({ connectionString: db.url });
     try {
-      // Enough output (about a megabyte) that the pipe is closed while the CLI still writes.
+      // Enough output (about half a megabyte) that the pipe is closed while the CLI still writes.
       await client.enqueueMany(
         'fixture.echo',
-        Array.from({ length: 2000 }, (_, i) => ({ i })),
+        Array.from({ length: 1000 }, (_, i) => ({ i })),
       );
     } finally {
       await client.close();
     }
-    const command = cycloneCommand(['runs', 'list', '--json', '--limit', '2000'])
+    const command = cycloneCommand(['runs', 'list', '--json', '--limit', '1000'])
       .map((word) => `'${word}'`)
       .join(' ');
     const result = spawnSync('bash', ['-c', `set -o pipefail; ${command} | head -1 >/dev/null`], {
