@@ -46,3 +46,25 @@ export function isDuration(value: unknown): value is Duration {
   if (typeof value === 'number') return Number.isFinite(value) && value >= 0;
   return typeof value === 'string' && DURATION_PATTERN.test(value.trim());
 }
+
+/**
+ * A distance in time as a short human string, its two largest units (`42s`, `3m10s`, `2h5m`,
+ * `350ms`); the sign is dropped, so callers say "in" or "ago".
+ */
+export function shortDuration(ms: number): string {
+  const abs = Math.abs(Math.round(ms));
+  if (abs < 1000) return `${abs}ms`;
+  const s = Math.floor(abs / 1000);
+  const parts: [number, string][] = [
+    [Math.floor(s / 86_400), 'd'],
+    [Math.floor((s % 86_400) / 3600), 'h'],
+    [Math.floor((s % 3600) / 60), 'm'],
+    [s % 60, 's'],
+  ];
+  const first = parts.findIndex(([n]) => n > 0);
+  return parts
+    .slice(first, first + 2)
+    .filter(([n]) => n > 0)
+    .map(([n, unit]) => `${n}${unit}`)
+    .join('');
+}

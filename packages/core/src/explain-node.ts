@@ -1,3 +1,4 @@
+import { shortDuration } from './duration.js';
 import { ErrorKind } from './error-kind.js';
 import { ExplainReason, type NodeExplanation } from './node-explanation.js';
 import type { NodeFacts, StepFacts } from './node-facts.js';
@@ -9,29 +10,10 @@ export function stepName(step: Pick<StepFacts, 'node' | 'itemIndex'>): string {
   return step.itemIndex === null ? step.node : `${step.node}[${step.itemIndex}]`;
 }
 
-/** A short distance in time (`42s`, `3m10s`, `2h5m`, `350ms`). */
-function span(ms: number): string {
-  const abs = Math.abs(Math.round(ms));
-  if (abs < 1000) return `${abs}ms`;
-  const s = Math.floor(abs / 1000);
-  const parts: [number, string][] = [
-    [Math.floor(s / 86_400), 'd'],
-    [Math.floor((s % 86_400) / 3600), 'h'],
-    [Math.floor((s % 3600) / 60), 'm'],
-    [s % 60, 's'],
-  ];
-  const first = parts.findIndex(([n]) => n > 0);
-  return parts
-    .slice(first, first + 2)
-    .filter(([n]) => n > 0)
-    .map(([n, unit]) => `${n}${unit}`)
-    .join('');
-}
-
 /** A time as ISO text with its distance from now (`2026-... (in 29s)`, `(3m ago)`). */
 function at(date: Date, now: Date): string {
   const ms = date.getTime() - now.getTime();
-  return `${date.toISOString()} (${ms >= 0 ? `in ${span(ms)}` : `${span(ms)} ago`})`;
+  return `${date.toISOString()} (${ms >= 0 ? `in ${shortDuration(ms)}` : `${shortDuration(ms)} ago`})`;
 }
 
 function firstLine(text: string | null): string {
