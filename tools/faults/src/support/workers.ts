@@ -13,6 +13,8 @@ export interface WorkerProcessOptions {
   readonly stopTimeout?: string;
   readonly clockSkewMs?: number;
   readonly logLevel?: string;
+  /** `fault.hold` handlers ignore `ctx.signal`. */
+  readonly ignoreAbort?: boolean;
   /** The URL the worker connects with; by default the scenario's, named after the worker. */
   readonly url?: string;
 }
@@ -35,6 +37,7 @@ export function spawnWorker(
   if (options.stopTimeout) env.FAULT_STOP_TIMEOUT = options.stopTimeout;
   if (options.clockSkewMs) env.FAULT_CLOCK_SKEW_MS = String(options.clockSkewMs);
   if (options.logLevel) env.FAULT_LOG_LEVEL = options.logLevel;
+  if (options.ignoreAbort) env.FAULT_IGNORE_ABORT = '1';
   return fixtures.start('worker-process', env, options.id);
 }
 
