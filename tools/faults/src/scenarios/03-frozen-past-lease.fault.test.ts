@@ -54,16 +54,13 @@ it("refuses a frozen worker's late completion after its lease was reclaimed", as
       frozen.child.kill('SIGSTOP');
       const stoppedAt = Date.now();
       steady.child.kill('SIGCONT');
-      await eventually(
-        async () => {
-          const [row] = await db.query<{ state: string }>(
-            'SELECT state FROM cyclone_steps WHERE id = $1',
-            [stepId],
-          );
-          return row?.state === 'completed';
-        },
-        'the steady worker to complete the reclaimed step',
-      );
+      await eventually(async () => {
+        const [row] = await db.query<{ state: string }>(
+          'SELECT state FROM cyclone_steps WHERE id = $1',
+          [stepId],
+        );
+        return row?.state === 'completed';
+      }, 'the steady worker to complete the reclaimed step');
       frozen.send(`finish ${stepId}`);
       frozen.child.kill('SIGCONT');
       frozenForMs.push(Date.now() - stoppedAt);
