@@ -61,7 +61,9 @@ it('stops claiming on SIGTERM and finishes or releases every in-flight step with
     const exit = await worker.exited;
     exitMs.push(Date.now() - signalledAt);
 
-    expect(exit).toEqual(double ? { code: 128 + 15, signal: null } : { code: null, signal: 'SIGTERM' });
+    expect(exit).toEqual(
+      double ? { code: 128 + 15, signal: null } : { code: null, signal: 'SIGTERM' },
+    );
     if (double) forced++;
     const steps = await db.query<{ state: string; attempts: number }>(
       'SELECT state, attempts FROM cyclone_steps WHERE run_id = ANY($1::uuid[])',
