@@ -15,7 +15,10 @@ import { trials } from '../support/trials.js';
 const db = useFaultDatabase();
 let worker: StoreConnection;
 beforeAll(() => {
-  worker = connectStore({ connectionString: urlNamed(db.url, 'fault-cancel-worker'), maxConnections: 4 });
+  worker = connectStore({
+    connectionString: urlNamed(db.url, 'fault-cancel-worker'),
+    maxConnections: 4,
+  });
 });
 afterAll(() => worker?.close());
 

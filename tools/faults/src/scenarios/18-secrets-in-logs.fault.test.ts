@@ -50,7 +50,8 @@ it('keeps secrets in payloads, errors and URLs out of the logs at level trace', 
         'secret.throws': () => {
           throw new Error(`could not connect: ${secretText}`);
         },
-        'secret.rejects': () => Promise.reject(Object.assign(new Error(secretText), { detail: secretText })),
+        'secret.rejects': () =>
+          Promise.reject(Object.assign(new Error(secretText), { detail: secretText })),
       },
     });
     const runs = await Promise.all([

@@ -12,9 +12,12 @@ export interface StepCounts {
   readonly steps: number;
   /** Steps in each state. */
   readonly byState: Record<string, number>;
-  /** Steps with more than one `step_completed` event. */
+  /**
+   * Steps with more than one completion event (an event into `completed`: `step_completed` of a
+   * handler, or a wait node's firing or signal).
+   */
   readonly doubleCompleted: number;
-  /** Completed steps with no `step_completed` event. */
+  /** Completed steps with no completion event. */
   readonly completedWithoutEvent: number;
   /** Executions beyond the first of each step (from `fault_effects`): at-least-once at work. */
   readonly duplicateExecutions: number;
@@ -41,7 +44,8 @@ export async function stepCounts(db: Queryable, runIds?: readonly string[]): Pro
             coalesce(sum(s.reclaims), 0)::int AS reclaims
      FROM cyclone_steps s
      LEFT JOIN (SELECT step_id, count(*)::int AS n FROM cyclone_events
-                WHERE type = 'step_completed' GROUP BY step_id) c ON c.step_id = s.id
+                WHERE to_state = 'completed' AND step_id IS NOT NULL GROUP BY step_id) c
+            ON c.step_id = s.id
      LEFT JOIN (SELECT step_id, count(*)::int AS n FROM fault_effects GROUP BY step_id) e
             ON e.step_id = s.id
      ${filter}
