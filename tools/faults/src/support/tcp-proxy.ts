@@ -16,6 +16,8 @@ export interface ProxiedConnection {
   listenedAt: number | undefined;
   /** Whether it stopped forwarding (both ways), the sockets left open. */
   blackholed: boolean;
+  /** Whether it stopped forwarding the server's replies (a cut in progress). */
+  repliesDropped: boolean;
 }
 
 /** Cuts a connection once the server has been sent a client message containing `marker`. */
@@ -68,6 +70,7 @@ export class TcpProxy {
       listens: false,
       listenedAt: undefined,
       blackholed: false,
+      repliesDropped: false,
     };
     this.connections.push(connection);
     const end = () => {
@@ -87,18 +90,22 @@ export class TcpProxy {
       }
       server.write(chunk);
       const rule = this.cutRules.find((r) => r.remaining > 0 && text.includes(r.marker));
-      if (rule) {
+      if (rule && !connection.repliesDropped) {
         rule.remaining--;
-        connection.blackholed = true;
-        // The server gets what was sent, then the end of the stream; the client gets nothing
-        // more: its connection is reset.
-        server.end();
-        client.destroy();
-        rule.onCut(connection);
+        // The client gets no reply any more; the server gets the rest of what the client sends
+        // for a moment (the end of the message sequence), then the end of the stream, and the
+        // client's connection is reset.
+        connection.repliesDropped = true;
+        setTimeout(() => {
+          connection.blackholed = true;
+          server.end();
+          client.destroy();
+          rule.onCut(connection);
+        }, 20);
       }
     });
     server.on('data', (chunk: Buffer) => {
-      if (!connection.blackholed) client.write(chunk);
+      if (!connection.blackholed && !connection.repliesDropped) client.write(chunk);
     });
   }
 
