@@ -55,7 +55,9 @@ it('records one completion per step when connections are cut during the completi
     const refusedRepeats = lines.filter((l) =>
       String(l.msg).startsWith('stale completion dropped'),
     ).length;
-    const rewrites = lines.filter((l) => String(l.msg).startsWith('recording an outcome met a transient')).length;
+    const rewrites = lines.filter((l) =>
+      String(l.msg).startsWith('recording an outcome met a transient'),
+    ).length;
     reportFigures('ambiguous-commit', {
       cuts: cut,
       steps: counts.steps,
