@@ -41,7 +41,7 @@ async function attempt(action: () => Promise<unknown>): Promise<Verdict> {
 }
 
 it('refuses or parameterises every hostile name and leaves the schema unchanged', async () => {
-  await workers.start({ handlers: { 'fault.echo': (ctx) => ctx.input } });
+  await workers.start({ handlers: { 'fault.echo': (ctx) => ctx.input as unknown } });
   const before = await schemaDump(db.pool);
   const tally: Record<string, number> = {};
   const count = (what: string, verdict: Verdict): void => {
@@ -50,8 +50,18 @@ it('refuses or parameterises every hostile name and leaves the schema unchanged'
   };
 
   for (const name of hostile) {
-    count('workflow', await attempt(async () => workflow(name).task('a', 'fault.echo').build()));
-    count('node', await attempt(async () => workflow('w').task(name, 'fault.echo').build()));
+    count(
+      'workflow',
+      await attempt(() =>
+        Promise.resolve().then(() => workflow(name).task('a', 'fault.echo').build()),
+      ),
+    );
+    count(
+      'node',
+      await attempt(() =>
+        Promise.resolve().then(() => workflow('w').task(name, 'fault.echo').build()),
+      ),
+    );
     count('kind', await attempt(() => db.client.enqueue(name, {})));
     count(
       'signal',

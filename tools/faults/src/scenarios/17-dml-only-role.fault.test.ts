@@ -81,7 +81,7 @@ it('runs client, worker and scheduler as a role without DDL', async () => {
   let attempts = 0;
   await workers.start({
     handlers: {
-      'dml.echo': (ctx) => ctx.input,
+      'dml.echo': (ctx) => ctx.input as unknown,
       'dml.flaky': () => {
         attempts++;
         throw new Error('not yet');

@@ -4,18 +4,23 @@
  */
 import { pino, type Logger } from 'pino';
 import { afterEach } from 'vitest';
-import { Worker, type WorkerOptions } from '@cyclone/worker';
+import { Worker, type WorkerOptions as EngineWorkerOptions } from '@cyclone/worker';
 
-/** Starts workers that are stopped after each test. */
+/** A worker's options; the connection defaults to the scenario's database. */
+export type WorkerOptions = Omit<EngineWorkerOptions, 'connectionString'> & {
+  readonly connectionString?: string;
+};
+
+/** Starts workers (on `url()` unless the options name a connection) that are stopped after each test. */
 export function useInProcessWorkers(url: () => string): {
-  start(options: Omit<WorkerOptions, 'connectionString'>): Promise<Worker>;
+  start(options: WorkerOptions): Promise<Worker>;
 } {
   const workers: Worker[] = [];
   afterEach(async () => {
     await Promise.all(workers.splice(0).map((w) => w.stop({ timeout: '1s' })));
   });
   return {
-    async start(options) {
+    async start(options: WorkerOptions) {
       const worker = new Worker({
         connectionString: url(),
         pollInterval: '100ms',

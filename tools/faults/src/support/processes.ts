@@ -55,8 +55,8 @@ export function spawnFixture(
   const listeners: ((line: FixtureLine) => void)[] = [];
   let partial = '';
   let stderr = '';
-  child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (chunk: string) => {
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
     partial += chunk;
     const complete = partial.split('\n');
     partial = complete.pop()!;
@@ -72,10 +72,10 @@ export function spawnFixture(
       for (const listener of listeners) listener(line);
     }
   });
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => (stderr += chunk));
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => (stderr += chunk));
   // A write to a process that just died must not fail the test.
-  child.stdin!.on('error', () => undefined);
+  child.stdin.on('error', () => undefined);
   let ended = false;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     // 'close', not 'exit': it comes after stdout has been read to its end.
@@ -109,7 +109,7 @@ export function spawnFixture(
       ),
     onLine: (listener) => listeners.push(listener),
     send: (text) => {
-      if (!ended) child.stdin!.write(`${text}\n`);
+      if (!ended) child.stdin.write(`${text}\n`);
     },
     kill: async () => {
       if (!ended) child.kill('SIGKILL');
