@@ -23,19 +23,19 @@ const leaseMs = 1_000;
 const recoveryBoundMs = 15_000;
 
 it('completes every step exactly once however often a worker is killed mid-step', async () => {
-  const kills = trials(40);
-  const stepsPerKill = 6;
+  const kills = trials(30);
+  const stepsPerKill = 8;
   const scheduler = await startScheduler(db.url, { interval: '200ms' });
   try {
     await startWorker(fixtures, db.url, { id: 'steady', lease: '1s', concurrency: 2 });
     const runIds: string[] = [];
     const held: { stepId: string; killedAt: Date }[] = [];
-    let next = spawnWorker(fixtures, db.url, { id: 'victim-0', lease: '1s', concurrency: 4 });
+    let next = spawnWorker(fixtures, db.url, { id: 'victim-0', lease: '1s', concurrency: 6 });
     for (let k = 0; k < kills; k++) {
       const victim = next;
       await workerReady(victim);
       // The next victim warms up while this one works.
-      next = spawnWorker(fixtures, db.url, { id: `victim-${k + 1}`, lease: '1s', concurrency: 4 });
+      next = spawnWorker(fixtures, db.url, { id: `victim-${k + 1}`, lease: '1s', concurrency: 6 });
       const jobs = await db.client.enqueueMany(
         'fault.work',
         Array.from({ length: stepsPerKill }, (_, i) => ({ kill: k, i })),

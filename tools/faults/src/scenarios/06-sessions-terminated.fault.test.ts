@@ -24,7 +24,7 @@ const reconnectBoundMs = 10_000;
 const workerIds = ['term-w1', 'term-w2'];
 
 it('loses nothing and completes nothing twice while every session is terminated every second', async () => {
-  const rounds = trials(15, 3);
+  const rounds = trials(12, 3);
   const scheduler = await startScheduler(db.url, { interval: '200ms', name: 'term-scheduler' });
   try {
     for (const id of workerIds) {

@@ -38,7 +38,7 @@ async function fired(runIds: string[]): Promise<number> {
 }
 
 it('fires each of thousands of simultaneous timers once across a scheduler kill', async () => {
-  const timers = trials(1_000, 200);
+  const timers = trials(800, 200);
   const runIds: string[] = [];
   for (let offset = 0; offset < timers; offset += 1_000) {
     const batch = await db.client.submitMany(

@@ -11,9 +11,11 @@ export interface ScenarioSchedulerOptions {
   readonly workflows?: readonly WorkflowDefinition[];
   /** The sessions' `application_name`. @defaultValue `'fault-scheduler'` */
   readonly name?: string;
+  /** @defaultValue `false` (keep every run) */
+  readonly retention?: Duration | false;
 }
 
-/** Starts a scheduler on `url` (no retention, no unserved-kind sweep) and returns it. */
+/** Starts a scheduler on `url` (no unserved-kind sweep; no retention by default) and returns it. */
 export async function startScheduler(
   url: string,
   options: ScenarioSchedulerOptions = {},
@@ -22,7 +24,7 @@ export async function startScheduler(
     connectionString: urlNamed(url, options.name ?? 'fault-scheduler'),
     interval: options.interval ?? '200ms',
     workflows: options.workflows ?? [],
-    retention: false,
+    retention: options.retention ?? false,
     unservedKindGrace: false,
     logger: pino({ level: process.env.CYCLONE_TEST_LOG ?? 'silent' }),
   });
