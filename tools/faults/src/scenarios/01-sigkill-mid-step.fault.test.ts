@@ -29,7 +29,7 @@ it('completes every step exactly once however often a worker is killed mid-step'
   try {
     await startWorker(fixtures, db.url, { id: 'steady', lease: '1s', concurrency: 2 });
     const runIds: string[] = [];
-    const held: { stepId: string; killedAt: Date }[] = [];
+    const held: { stepId: string; lastEvent: string; killedAt: Date }[] = [];
     let next = spawnWorker(fixtures, db.url, { id: 'victim-0', lease: '1s', concurrency: 6 });
     for (let k = 0; k < kills; k++) {
       const victim = next;
@@ -48,23 +48,28 @@ it('completes every step exactly once however often a worker is killed mid-step'
         { now: Date },
       ];
       await victim.kill();
-      const rows = await db.query<{ id: string }>(
-        `SELECT id FROM cyclone_steps WHERE state = 'running' AND claimed_by = $1`,
+      // With each held step, its last event so far: what follows it is the step's recovery
+      // (a completion the dead worker had sent may still commit, with an earlier timestamp).
+      const rows = await db.query<{ id: string; last_event: string }>(
+        `SELECT s.id, (SELECT max(e.id) FROM cyclone_events e WHERE e.step_id = s.id) AS last_event
+         FROM cyclone_steps s WHERE s.state = 'running' AND s.claimed_by = $1`,
         [victim.name],
       );
-      for (const row of rows) held.push({ stepId: row.id, killedAt: now });
+      for (const row of rows)
+        held.push({ stepId: row.id, lastEvent: row.last_event, killedAt: now });
     }
     await next.kill();
 
     await eventually(() => allRunsTerminal(db.pool, runIds), 'every run to end', 120_000, 200);
     const counts = await stepCounts(db.pool, runIds);
     const recoveries = await db.query<{ step_id: string; ms: number }>(
-      `SELECT h.step_id, extract(epoch FROM (min(e.at) - h.killed_at)) * 1000 AS ms
-       FROM unnest($1::uuid[], $2::timestamptz[]) AS h(step_id, killed_at)
-       JOIN cyclone_events e ON e.step_id = h.step_id AND e.at > h.killed_at
+      `SELECT h.step_id,
+              greatest(0, extract(epoch FROM (min(e.at) - h.killed_at)) * 1000) AS ms
+       FROM unnest($1::uuid[], $2::timestamptz[], $3::bigint[]) AS h(step_id, killed_at, last_event)
+       JOIN cyclone_events e ON e.step_id = h.step_id AND e.id > h.last_event
                             AND e.type IN ('step_reclaimed', 'step_completed')
        GROUP BY h.step_id, h.killed_at`,
-      [held.map((h) => h.stepId), held.map((h) => h.killedAt)],
+      [held.map((h) => h.stepId), held.map((h) => h.killedAt), held.map((h) => h.lastEvent)],
     );
     const recoveryMs = recoveries.map((r) => Number(r.ms));
     reportFigures('sigkill', {

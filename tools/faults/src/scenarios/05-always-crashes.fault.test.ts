@@ -1,7 +1,8 @@
 /**
  * Scenario 5: a step whose worker always crashes (its handler kills its process). The recovery
  * sweep reclaims it `maxReclaims` times and then dead-letters it with `reclaim_limit`; meanwhile
- * its siblings in the run, and other runs, complete.
+ * its siblings in the run, and other runs, complete on a worker that does not serve its kind (a
+ * sibling sharing the crashing process would be reclaimed with it and reach the limit too).
  */
 import { afterEach, expect, it } from 'vitest';
 import { workflow } from '@cyclone/core';
@@ -13,7 +14,7 @@ import { eventually } from '../support/poll.js';
 import { FixtureSet, type FixtureProcess } from '../support/processes.js';
 import { startScheduler } from '../support/scheduler.js';
 import { trials } from '../support/trials.js';
-import { spawnWorker } from '../support/workers.js';
+import { spawnWorker, startWorker } from '../support/workers.js';
 
 const db = useFaultDatabase();
 const fixtures = new FixtureSet();
@@ -34,7 +35,11 @@ it('dead-letters a step that always crashes its worker after maxReclaims, while 
   let stopped = false;
   const keepAlive = (id: string): void => {
     const start = (n: number): FixtureProcess => {
-      const worker = spawnWorker(fixtures, db.url, { id: `${id}-${n}`, lease: '1s' });
+      const worker = spawnWorker(fixtures, db.url, {
+        id: `${id}-${n}`,
+        lease: '1s',
+        kinds: ['fault.crash'],
+      });
       void worker.exited.then(({ signal }) => {
         if (stopped) return;
         if (signal === 'SIGKILL') crashes++;
@@ -57,6 +62,7 @@ it('dead-letters a step that always crashes its worker after maxReclaims, while 
     );
     keepAlive('crashing-a');
     keepAlive('crashing-b');
+    await startWorker(fixtures, db.url, { id: 'siblings', lease: '1s', kinds: ['fault.work'] });
     await eventually(
       () => allRunsTerminal(db.pool, [...runIds, ...jobs.map((j) => j.runId)]),
       'every run to end',

@@ -15,6 +15,8 @@ export interface WorkerProcessOptions {
   readonly logLevel?: string;
   /** `fault.hold` handlers ignore `ctx.signal`. */
   readonly ignoreAbort?: boolean;
+  /** The kinds the worker handles. @defaultValue every kind of the fixture */
+  readonly kinds?: readonly string[];
   /** The URL the worker connects with; by default the scenario's, named after the worker. */
   readonly url?: string;
 }
@@ -38,6 +40,7 @@ export function spawnWorker(
   if (options.clockSkewMs) env.FAULT_CLOCK_SKEW_MS = String(options.clockSkewMs);
   if (options.logLevel) env.FAULT_LOG_LEVEL = options.logLevel;
   if (options.ignoreAbort) env.FAULT_IGNORE_ABORT = '1';
+  if (options.kinds) env.FAULT_KINDS = options.kinds.join(',');
   return fixtures.start('worker-process', env, options.id);
 }
 
