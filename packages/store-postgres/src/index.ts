@@ -41,7 +41,7 @@ export {
   type NewRunOptions,
   type NewJobOptions,
 } from './submission/new-runs.js';
-export { Notifier, type NotifierOptions } from './db/notifier.js';
+export { Notifier, NotifierHealthCheckMs, type NotifierOptions } from './db/notifier.js';
 export { Channels } from './db/channels.js';
 export { uuidv7, isUuid } from './ids.js';
 export { QueueMetricsDefaults } from './reads/collect-queue-metrics.js';

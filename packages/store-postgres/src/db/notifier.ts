@@ -1,6 +1,14 @@
 import type pg from 'pg';
 import { quoteIdent } from './tables.js';
 
+/**
+ * How often the listening connection is probed (`SELECT 1`); a probe not answered within the same
+ * time marks the connection dead, and the notifier listens again on a new one. A connection whose
+ * traffic is silently dropped (a NAT entry or a load balancer that forgot it) raises no error by
+ * itself, so without the probe its notifications would stop for good.
+ */
+export const NotifierHealthCheckMs = 5_000;
+
 /** Options of a {@link Notifier}. */
 export interface NotifierOptions {
   readonly pool: pg.Pool;
@@ -14,11 +22,14 @@ export interface NotifierOptions {
    */
   readonly onReconnect?: () => void;
   readonly onError?: (error: unknown) => void;
+  /** How often the listening connection is probed. @defaultValue {@link NotifierHealthCheckMs} */
+  readonly healthCheckMs?: number;
 }
 
 /**
  * Holds one connection of the pool in LISTEN on a few channels and reconnects with backoff when
- * it drops. Notifications only make waiting shorter: everything that listens also polls.
+ * it drops, or when it stops answering the health probe. Notifications only make waiting
+ * shorter: everything that listens also polls.
  */
 export class Notifier {
   private client: pg.PoolClient | undefined;
@@ -27,7 +38,11 @@ export class Notifier {
   private failures = 0;
   private readonly listeners = new Map<
     pg.PoolClient,
-    { onNotification: (msg: pg.Notification) => void; onError: (error: unknown) => void }
+    {
+      onNotification: (msg: pg.Notification) => void;
+      onError: (error: unknown) => void;
+      probe: NodeJS.Timeout;
+    }
   >();
 
   constructor(private readonly options: NotifierOptions) {}
@@ -49,7 +64,10 @@ export class Notifier {
     };
     client.on('notification', onNotification);
     client.on('error', onError);
-    this.listeners.set(client, { onNotification, onError });
+    const healthCheckMs = this.options.healthCheckMs ?? NotifierHealthCheckMs;
+    const probe = setInterval(() => this.probe(client, healthCheckMs, onError), healthCheckMs);
+    probe.unref();
+    this.listeners.set(client, { onNotification, onError, probe });
     try {
       for (const channel of this.options.channels)
         await client.query(`LISTEN ${quoteIdent(channel)}`);
@@ -61,14 +79,50 @@ export class Notifier {
     this.failures = 0;
   }
 
+  /**
+   * Probes the listening connection: one `SELECT 1` at a time; no answer within `timeoutMs`, or
+   * an error, counts as a lost connection.
+   */
+  private probing = new WeakSet<pg.PoolClient>();
+  private probe(client: pg.PoolClient, timeoutMs: number, lost: (error: unknown) => void): void {
+    if (this.probing.has(client) || !this.listeners.has(client)) return;
+    this.probing.add(client);
+    let settled = false;
+    const timer = setTimeout(() => {
+      if (settled) return;
+      settled = true;
+      if (this.listeners.has(client)) {
+        lost(new Error(`the listening connection did not answer a probe within ${timeoutMs} ms`));
+      }
+    }, timeoutMs);
+    timer.unref();
+    client.query('SELECT 1').then(
+      () => {
+        settled = true;
+        clearTimeout(timer);
+        this.probing.delete(client);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        if (settled) return;
+        settled = true;
+        this.probing.delete(client);
+        if (this.listeners.has(client)) lost(error);
+      },
+    );
+  }
+
   /** Removes this notifier's listeners from a client and gives it back to the pool, once. */
   private detach(client: pg.PoolClient, broken: boolean): void {
     const listeners = this.listeners.get(client);
     if (!listeners) return;
     this.listeners.delete(client);
+    clearInterval(listeners.probe);
     client.off('notification', listeners.onNotification);
     client.off('error', listeners.onError);
     if (this.client === client) this.client = undefined;
+    // A broken connection may still report its end; nobody listens for it any more.
+    if (broken) client.on('error', () => undefined);
     client.release(broken);
   }
 
