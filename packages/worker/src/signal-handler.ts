@@ -1,4 +1,4 @@
-import type { Logger } from 'pino';
+import { symbols, type Logger } from 'pino';
 
 /** What signal handling drives: a graceful stop, and a way to cut it short. */
 export interface SignalTarget {
@@ -54,18 +54,37 @@ export function handleProcessSignals(target: SignalTarget, logger: Logger): () =
   return uninstall;
 }
 
-/** Resolves once the logger has written what it buffered (at most a second later). */
+/** What {@link flushed} needs of a logger's destination: a stream it can end. */
+interface EndableStream {
+  end(): void;
+  once(event: 'close' | 'finish', listener: () => void): unknown;
+}
+
+/**
+ * Resolves once the logger has written out what it holds (at most a second later). The process
+ * ends right after, so the destination is ended: pino's default destination writes stdout
+ * asynchronously, and its `flush(cb)` answers while a line may still be in flight, which a signal
+ * then loses; ending the stream waits for that write.
+ */
 function flushed(logger: Logger): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, 1_000);
-    try {
-      logger.flush(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    } catch {
+    const done = (): void => {
       clearTimeout(timer);
       resolve();
+    };
+    try {
+      const stream = (logger as unknown as Record<symbol, unknown>)[symbols.streamSym] as
+        Partial<EndableStream> | undefined;
+      if (stream && typeof stream.end === 'function' && typeof stream.once === 'function') {
+        stream.once('close', done);
+        stream.once('finish', done);
+        stream.end();
+      } else {
+        logger.flush(done);
+      }
+    } catch {
+      done();
     }
   });
 }
