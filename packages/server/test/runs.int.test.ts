@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Client } from '@cyclone/client';
-import { permanent, workflow } from '@cyclone/core';
+import { OnDepFailure, permanent, workflow } from '@cyclone/core';
 import { createServer } from '../src/index.js';
 import { eventually, request, testLogger, useServer } from './support.js';
 
@@ -159,6 +159,39 @@ describe('GET /api/runs/:id/nodes/:node/explain', () => {
     expect(node.body.error.code).toBe('NOT_FOUND');
     const run = await env.call('GET', `/api/runs/${unknownId}/nodes/ship/explain`);
     expect(run.status).toBe(404);
+  });
+});
+
+describe('a child node whose child run gave no result', () => {
+  it('answers 409 CHILD_NOT_RETRYABLE to a retry, and changes nothing', async () => {
+    // The child contains its discard (pdf cancels its branch) and completes without its result.
+    const child = workflow('srv-noresult')
+      .task('a', 'srv-noresult.a')
+      .task('pdf', 'srv-noresult.pdf', {
+        dependsOn: ['a'],
+        onDepFailure: OnDepFailure.CancelBranch,
+      })
+      .task('b', 'srv-noresult.b')
+      .build();
+    const parent = workflow('srv-noresult-parent')
+      .child('kid', { workflow: 'srv-noresult', result: 'pdf' })
+      .build();
+    await env.startWorker({
+      workflows: [child],
+      handlers: {
+        'srv-noresult.a': () => Promise.reject(permanent(new Error('nope'))),
+        'srv-noresult.pdf': () => Promise.resolve('never'),
+        'srv-noresult.b': () => Promise.resolve('b'),
+      },
+    });
+    const { runId } = await env.client.submit(parent, null);
+    expect((await env.client.wait(runId, { timeout: '20s' })).state).toBe('failed');
+
+    const answer = await env.call('POST', `/api/runs/${runId}/retry`, { body: { node: 'kid' } });
+    expect(answer.status).toBe(409);
+    expect(answer.body.error).toMatchObject({ code: 'CHILD_NOT_RETRYABLE' });
+    expect(answer.body.error.reason).toEqual(expect.any(String));
+    expect((await env.client.getRun(runId)).state).toBe('failed');
   });
 });
 
