@@ -15,7 +15,7 @@ import { delay, eventually, randomBetween } from '../support/poll.js';
 import { FixtureSet } from '../support/processes.js';
 import { startScheduler } from '../support/scheduler.js';
 import { trials } from '../support/trials.js';
-import { startWorker } from '../support/workers.js';
+import { fixtureEvent, startWorker } from '../support/workers.js';
 
 const db = useFaultDatabase();
 const fixtures = new FixtureSet();
@@ -24,9 +24,9 @@ afterEach(() => fixtures.killAll());
 const Items = 1_000;
 const MaxParallel = 25;
 
-// The run input is the list: `fault.echo` returns it as the upstream output.
+// The run input is the list: `fault.list` returns it as the upstream output.
 const fanKill = workflow('fan-kill')
-  .task('list', 'fault.echo')
+  .task('list', 'fault.list')
   .fanOut('each', 'fault.work', { from: 'list', maxParallel: MaxParallel })
   .build();
 
@@ -41,14 +41,15 @@ it('creates each item once and completes the node once however the expansion is 
   for (let k = 0; k < kills; k++) {
     const victim = await startWorker(fixtures, db.url, {
       id: `expander-${k}`,
-      kinds: ['fault.echo'],
+      kinds: ['fault.list'],
       concurrency: 1,
     });
     const { runId } = await db.client.submit(fanKill, list);
     runIds.push(runId);
-    // The victim is idle and listening: it claims the list node within milliseconds, and the
-    // expansion follows its completion. Kill it somewhere in that window.
-    await delay(randomBetween(0, 150));
+    // The completion and the expansion follow the list handler's return within milliseconds:
+    // kill the victim somewhere around them (now and then before, or after, for contrast).
+    await victim.line(fixtureEvent('returning'), `${victim.name} to return the list`);
+    await delay(randomBetween(0, 40));
     await victim.kill();
     const [at] = await db.query<{ marked: number; listed: boolean; items: number }>(
       `SELECT (SELECT count(*)::int FROM cyclone_settlements WHERE run_id = $1) AS marked,
