@@ -105,8 +105,11 @@ describe('worker metrics', () => {
     });
     const { runId } = await engine.client.enqueue('m.app', null);
     await engine.client.wait(runId, { timeout: '10s' });
-    const text = await registry.metrics();
-    expect(sample(text, 'cyclone_steps_completed_total{kind="m.app"}')).toBe(1);
+    // The completion is counted once its write returns, just after the run's end is visible.
+    const text = await eventually(async () => {
+      const t = await registry.metrics();
+      return sample(t, 'cyclone_steps_completed_total{kind="m.app"}') === 1 && t;
+    }, 'the completion to be counted');
     expect(await worker.metrics()).toBe(text);
   });
 
