@@ -6,7 +6,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import { Client } from '@cyclone/client';
-import { useTestDatabase } from '@cyclone/test-db';
+import { eventually as baseEventually, useTestDatabase } from '@cyclone/test-db';
 import { Worker, type WorkerOptions } from '@cyclone/worker';
 import { createServer, type CycloneServer, type ServerOptions } from '../src/index.js';
 
@@ -106,24 +106,11 @@ export function useServer(options: Partial<ServerOptions> = {}) {
   };
 }
 
-/** Polls `probe` until it returns something other than undefined or false. */
-export async function eventually<T>(
+/** {@link baseEventually} with the server tests' deadline (15 s) and pace (50 ms). */
+export function eventually<T>(
   probe: () => Promise<T | undefined | false> | T | undefined | false,
   what: string,
   timeoutMs = 15_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs}ms waiting for ${what}`, { cause: last });
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return baseEventually(probe, what, timeoutMs, 50);
 }

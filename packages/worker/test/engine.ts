@@ -75,27 +75,7 @@ export function useEngine() {
   };
 }
 
-/** Polls `probe` until it returns a value that is not undefined/false, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  probe: () => Promise<T | undefined | false> | T | undefined | false,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs}ms waiting for ${what}`, { cause: last });
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+export { eventually } from '@cyclone/test-db';
 
 /** A promise with its resolve exposed: lets a test hold a handler until it says so. */
 export function gate<T = void>() {

@@ -31,6 +31,7 @@ import { type CycloneTestDbContext, providedKey } from './provided.js';
 
 export type { CycloneTestDbContext, ServerRoute } from './provided.js';
 export { expectEventsFollowTable } from './events-follow-table.js';
+export { eventually } from './eventually.js';
 
 /** A database of its own for one test file (or one test). */
 export interface TestDatabase {
