@@ -235,7 +235,10 @@ describe('races', () => {
       expect(
         Object.values(await statesOf(runId)).some((s) => s === 'available' || s === 'running'),
       ).toBe(false);
-      await engine.client.cancel(runId);
+      // A run whose last steps were claimed before the pause may have completed in it since.
+      await engine.client
+        .cancel(runId)
+        .catch((e: unknown) => (e instanceof AlreadyTerminalError ? undefined : Promise.reject(e)));
     }
     expect(pausedTrials).toBeGreaterThan(0);
   });
