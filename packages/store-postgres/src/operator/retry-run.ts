@@ -32,13 +32,13 @@ import { retryChildNodes } from '../children/retry-child-nodes.js';
 import { clearSettlement } from '../settlement/clear-settlement.js';
 import { settleRun } from '../settlement/settle-run.js';
 import { findItemNodes } from '../fan-out/find-item-nodes.js';
+import { retryFanOut } from '../fan-out/fan-out-changes.js';
 import { reopenFanOuts } from '../fan-out/reopen-fan-outs.js';
 
 const retryTask = stepChange(StepTrigger.OperatorRetry, StepState.Available);
 const reopen = stepChange(StepTrigger.OperatorRetryReopen, StepState.Pending, NodeType.Task);
 const reopenAny = stepChange(StepTrigger.OperatorRetryReopen, StepState.Pending);
 const retryRunChange = runChange(RunTrigger.OperatorRetry, RunState.Running);
-const retryFanOut = stepChange(StepTrigger.OperatorRetry, StepState.Pending, NodeType.FanOut);
 const promote = stepChange(StepTrigger.Promote, StepState.Available, NodeType.Task);
 /** The node types whose discarded steps go straight back to `available`: those a worker runs. */
 const RetriedTypes: readonly string[] = [NodeType.Task, NodeType.Item];
