@@ -13,6 +13,7 @@ let client: Client;
 
 beforeAll(() => {
   pool = new pg.Pool({ connectionString: db.url, max: 4 });
+  pool.on('error', () => undefined); // the database's drop ends idle connections
   client = new Client({ pool });
 });
 afterAll(async () => {

@@ -14,6 +14,7 @@ let store: PostgresStore;
 
 beforeAll(() => {
   pool = new pg.Pool({ connectionString: db.url, max: 6 });
+  pool.on('error', () => undefined); // the database's drop ends idle connections
   client = new Client({ pool });
   store = new PostgresStore({ pool });
 });
@@ -157,6 +158,7 @@ describe('the settlement outbox', () => {
 describe('start', () => {
   it('fails fast, naming the missing migrations, on a database that was never migrated', async () => {
     const bare = new pg.Pool({ connectionString: db.url, max: 2 });
+    bare.on('error', () => undefined); // the database's drop ends idle connections
     const s = new Scheduler({ pool: bare, logger, interval: '1h', schema: 'never_migrated' });
     await expect(s.start()).rejects.toMatchObject({
       code: 'SCHEMA_NOT_MIGRATED',

@@ -25,6 +25,7 @@ export function useSchedules() {
 
   beforeAll(() => {
     pool = new pg.Pool({ connectionString: db.url, max: 8 });
+    pool.on('error', () => undefined); // the database's drop ends idle connections
     client = new Client({ pool });
     store = new PostgresStore({ pool });
   });

@@ -66,6 +66,8 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
         max: 1,
         connectionTimeoutMillis: 10_000,
       });
+  // An idle connection the server ends between statements must not crash the process.
+  ownPool?.on('error', () => undefined);
   const pool = options.pool ?? ownPool!;
   try {
     return await migrateOn(pool, schema, options.migrationsFolder ?? defaultMigrationsFolder());

@@ -79,6 +79,8 @@ async function readRecorded(options: MigrationStatusOptions): Promise<Map<number
   const ownPool = options.pool
     ? undefined
     : new pg.Pool({ connectionString: options.connectionString, max: 1 });
+  // An idle connection the server ends between statements must not crash the process.
+  ownPool?.on('error', () => undefined);
   const pool = options.pool ?? ownPool!;
   try {
     const exists = await pool.query<{ present: boolean }>(

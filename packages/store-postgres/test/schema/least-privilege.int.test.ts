@@ -11,6 +11,7 @@ let owner: pg.Pool;
 
 beforeAll(async () => {
   owner = new pg.Pool({ connectionString: db.url, max: 2 });
+  owner.on('error', () => undefined); // the database's drop ends idle connections
   // A service role with data rights only: no CREATE on the database or on the schema.
   await owner.query(`CREATE ROLE ${role} LOGIN`);
   await owner.query(`REVOKE CREATE ON SCHEMA public FROM PUBLIC`);
@@ -36,6 +37,7 @@ function roleUrl(): string {
 describe('migrate() by a role without DDL rights', () => {
   it('cannot create a schema (the role really is least-privilege)', async () => {
     const pool = new pg.Pool({ connectionString: roleUrl(), max: 1 });
+    pool.on('error', () => undefined); // the database's drop ends idle connections
     try {
       await expect(pool.query('CREATE SCHEMA IF NOT EXISTS public')).rejects.toMatchObject({
         code: '42501',
@@ -51,6 +53,7 @@ describe('migrate() by a role without DDL rights', () => {
 
   it('passes the schema check and serves the store', async () => {
     const pool = new pg.Pool({ connectionString: roleUrl(), max: 2 });
+    pool.on('error', () => undefined); // the database's drop ends idle connections
     try {
       const store = new PostgresStore({ pool });
       await expect(store.checkSchema()).resolves.toBeUndefined();
