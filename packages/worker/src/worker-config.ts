@@ -68,6 +68,13 @@ export function resolveWorkerConfig(options: WorkerOptions): WorkerConfig {
       }
     }
   }
+  const completionBatchSize = options?.completionBatchSize ?? 100;
+  if (!Number.isInteger(completionBatchSize) || completionBatchSize < 1) {
+    problems.push({
+      path: 'completionBatchSize',
+      message: `expected a whole number >= 1, got ${completionBatchSize}`,
+    });
+  }
   const handleSignals = options?.handleSignals ?? false;
   if (typeof handleSignals !== 'boolean' && (typeof handleSignals !== 'object' || !handleSignals)) {
     problems.push({
@@ -89,7 +96,7 @@ export function resolveWorkerConfig(options: WorkerOptions): WorkerConfig {
       : Math.max(50, Math.floor(leaseMs / 3)),
     pollMs: toMilliseconds(options.pollInterval ?? '1s', 'pollInterval'),
     maxOutputBytes: options.maxOutputBytes ?? OutputBytes,
-    completionBatchSize: options.completionBatchSize ?? 100,
+    completionBatchSize,
     writeRetryMs: Math.floor(leaseMs / 2),
     logErrorMessages: options.logErrorMessages === true,
     signalStopMs:

@@ -35,6 +35,7 @@ import {
   type Table,
 } from './report.js';
 import { checkTargets, targetsMarkdown, targetsText } from './targets.js';
+import { findPgbench } from './bound/pgbench.js';
 import { systemMeta } from './systems/meta.js';
 import {
   measureNames,
@@ -95,7 +96,12 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const measures = options.measures?.length ? [...options.measures] : [...measureNames];
   const poolSize = options.poolSize ?? 10;
   const parallel = options.parallel ?? quick;
-  const variants = planVariants(sizes, measures, quick);
+  const pgbench = findPgbench();
+  const variants = planVariants(sizes, measures, quick).filter(
+    (v) => v.measure !== 'bound' || pgbench !== undefined,
+  );
+  if (!pgbench && measures.includes('bound'))
+    log('pgbench was not found on the PATH (or in PGBENCH): the SQL bound is skipped');
   const started = new Date();
   const source = cycloneSource();
 
@@ -187,6 +193,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
           result = await runRunner([system, 'latency', n, ...common], timeout);
         } else if (variant.measure === 'fanout') {
           result = await runRunner([system, 'fan-out', n, ...common], timeout);
+        } else if (variant.measure === 'bound') {
+          result = await runRunner([system, 'sql-bound', n, ...common], timeout);
         } else if (quick) {
           // One process for both halves: fewer process starts; the figures mean nothing anyway.
           result = await runRunner([system, 'prepare-drain', n, ...common, ...shape], timeout);

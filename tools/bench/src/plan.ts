@@ -30,6 +30,8 @@ export interface Sizes {
   readonly fanOutItems: number;
   readonly capMs: number;
   readonly latencyCapMs: number;
+  /** Jobs the SQL bound drains through pgbench. */
+  readonly bound: number;
 }
 
 export const fullSizes: Sizes = {
@@ -44,6 +46,7 @@ export const fullSizes: Sizes = {
   fanOutItems: 10_000,
   capMs: 10_000,
   latencyCapMs: 12_000,
+  bound: 100_000,
 };
 
 export const quickSizes: Sizes = {
@@ -58,6 +61,7 @@ export const quickSizes: Sizes = {
   fanOutItems: 300,
   capMs: 20_000,
   latencyCapMs: 3_000,
+  bound: 2_000,
 };
 
 const both: readonly ConfigName[] = ['default', 'fast'];
@@ -69,6 +73,9 @@ export const memoryConcurrency = 100;
 /** Worker concurrency and the fan-out node's limit in the fan-out measurement. */
 export const fanOutConcurrency = 50;
 export const fanOutMaxParallel = 20;
+/** The SQL bound's batch (jobs per claim and per completion) and its pgbench clients. */
+export const boundBatch = 500;
+export const boundClients = 4;
 
 export function planVariants(
   sizes: Sizes,
@@ -92,6 +99,14 @@ export function planVariants(
       capMs: sizes.capMs,
       configs: both,
     })),
+    {
+      id: 'sql-bound',
+      measure: 'bound',
+      concurrency: boundClients,
+      n: sizes.bound,
+      capMs: 0,
+      configs: fastest,
+    },
     {
       id: 'latency',
       measure: 'latency',
@@ -154,6 +169,7 @@ export function planVariants(
 /** The configurations a system runs a variant in. */
 export function configsFor(system: SystemName, variant: Variant): ConfigName[] {
   if (variant.measure === 'fanout' && !systemMeta[system].fanOut) return [];
+  if (variant.measure === 'bound' && !systemMeta[system].sqlBound) return [];
   if (
     variant.measure === 'workflow' &&
     (!variant.shape || !systemMeta[system].shapes.includes(variant.shape))

@@ -3,7 +3,7 @@
  * Markdown.
  */
 import { systemMeta } from './systems/meta.js';
-import { fanOutMaxParallel, type Variant } from './plan.js';
+import { boundBatch, fanOutMaxParallel, type Variant } from './plan.js';
 import type { ConfigName, SystemName } from './types.js';
 
 /** One figure of one round. */
@@ -97,6 +97,16 @@ function rowSpecs(variants: readonly Variant[], depthRows: number): RowSpec[] {
           id: v.id,
           variant: v.id,
           label: `throughput, c=${v.concurrency}, ${fmtInt(v.n)} jobs`,
+          unit: 'jobs/s',
+          better: 'higher',
+          pick: value,
+        });
+        break;
+      case 'bound':
+        specs.push({
+          id: v.id,
+          variant: v.id,
+          label: `SQL bound: own claim + completion through pgbench, batches of ${String(boundBatch)}, ${String(v.concurrency)} clients, ${fmtInt(v.n)} jobs`,
           unit: 'jobs/s',
           better: 'higher',
           pick: value,
@@ -212,7 +222,42 @@ export function buildTable(
     rows.push({ id: spec.id, label: spec.label, unit: spec.unit, better: spec.better, cells });
     if (spec.id === 'depth') rows.push(retainedRow(columns, rows, cells, variants));
   }
+  const bound = rows.find((r) => r.id === 'sql-bound');
+  if (bound) {
+    const shares = rows
+      .filter((r) => /^throughput-c\d+$/.test(r.id))
+      .map((throughput) => shareOfBoundRow(columns, throughput, bound));
+    rows.splice(rows.indexOf(bound) + 1, 0, ...shares);
+  }
   return { columns, rows };
+}
+
+/**
+ * A throughput figure as a share of the same system's SQL bound: how much of what its own
+ * statements allow the system reaches end to end. A system's configurations share its one bound.
+ */
+function shareOfBoundRow(columns: readonly Column[], throughput: Row, bound: Row): Row {
+  const boundOf = (system: SystemName) =>
+    Object.entries(bound.cells).find(([key, cell]) => key.startsWith(`${system}:`) && cell)?.[1];
+  const medians: Record<string, { median: number; values: number[]; capped: boolean }> = {};
+  for (const column of columns) {
+    const t = throughput.cells[column.key];
+    const b = boundOf(column.system);
+    if (!t || !b || b.median === 0) continue;
+    medians[column.key] = { median: t.median / b.median, values: [], capped: t.capped };
+  }
+  const best = bestPeer(columns, medians, 'higher');
+  const cells: Record<string, Cell | undefined> = {};
+  for (const [key, m] of Object.entries(medians)) {
+    cells[key] = { ...m, ratio: best === undefined || best === 0 ? null : m.median / best };
+  }
+  return {
+    id: `${throughput.id}-of-bound`,
+    label: `${throughput.label}: share of the system's own SQL bound`,
+    unit: 'ratio',
+    better: 'higher',
+    cells,
+  };
 }
 
 /** Depth throughput as a share of the empty-database throughput at the same concurrency. */

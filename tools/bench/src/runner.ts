@@ -8,7 +8,8 @@
  * --shape, untimed), `fill` (the depth template: R finished rows), `drain` (start a worker and time
  * it over the n jobs or runs already there), `prepare-drain` (both in one process: quick mode),
  * `latency` (n jobs one at a time to an idle worker), `fan-out` (Cyclone: one fan-out run of n
- * items against n plain jobs).
+ * items against n plain jobs), `sql-bound` (n jobs through the system's own claim and completion
+ * statements replayed by pgbench, --concurrency clients: see measurements/sql-bound.ts).
  * Prints one JSON line, `{"bench":1,...}`, and exits.
  */
 import { parseArgs } from 'node:util';
@@ -16,7 +17,8 @@ import { drain } from './measurements/drain.js';
 import { bulkEnqueue } from './measurements/enqueue.js';
 import { canFanOut, fanOut } from './measurements/fan-out.js';
 import { latency } from './measurements/latency.js';
-import { fanOutMaxParallel } from './plan.js';
+import { sqlBound } from './measurements/sql-bound.js';
+import { boundBatch, fanOutMaxParallel } from './plan.js';
 import { prepareDepthTemplate } from './measurements/depth.js';
 import { createAdapter } from './systems/index.js';
 import {
@@ -36,6 +38,7 @@ const runnerTasks = [
   'prepare-drain',
   'latency',
   'fan-out',
+  'sql-bound',
 ] as const;
 type RunnerTask = (typeof runnerTasks)[number];
 
@@ -133,6 +136,26 @@ async function main(): Promise<RunnerResult> {
             maxParallel: fanOutMaxParallel,
             capped: !r.completed,
             configuration,
+          },
+        };
+      }
+      case 'sql-bound': {
+        const r = await sqlBound(adapter, values.url, {
+          n,
+          batch: boundBatch,
+          clients: concurrency,
+          config,
+        });
+        return {
+          ...base,
+          value: r.rate,
+          unit: 'jobs/s',
+          extra: {
+            done: r.done,
+            seconds: r.seconds,
+            batch: boundBatch,
+            clients: concurrency,
+            configuration: `${system}'s own claim and completion statements through pgbench`,
           },
         };
       }

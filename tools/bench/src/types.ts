@@ -18,6 +18,7 @@ export const stepsPerRun: Readonly<Record<WorkflowShape, number>> = { chain: 3, 
 export const measureNames = [
   'enqueue',
   'throughput',
+  'bound',
   'latency',
   'workflow',
   'depth',

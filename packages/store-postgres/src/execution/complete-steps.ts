@@ -147,7 +147,10 @@ WITH input AS (
   FROM (SELECT DISTINCT kind FROM promoted
         WHERE state = ${p.promoteTo}::text AND kind IS NOT NULL) k
 ), notify_runs AS (
-  SELECT pg_notify('${Channels.runsEnded}', string_agg(id::text, ',')) FROM ended HAVING count(*) > 0
+  -- In chunks that stay under NOTIFY's 8000-byte payload limit, whatever the batch size.
+  SELECT pg_notify('${Channels.runsEnded}', string_agg(id::text, ','))
+  FROM (SELECT id, (row_number() OVER () - 1) / 150 AS chunk FROM ended) e
+  GROUP BY chunk
 )
 SELECT 'done' AS what, id FROM done
 UNION ALL SELECT 'settle', id FROM settle

@@ -95,7 +95,10 @@ export const cycloneSteps = pgTable(
     index('cyclone_steps_claim_idx')
       .on(t.kind, t.scheduledAt)
       .where(sql`${t.state} = 'available'`),
-    index('cyclone_steps_run_idx').on(t.runId),
+    // A run's steps, and with `item_index IS NULL` its nodes without the items of its fan-outs
+    // (settlement reads those at every completion): one index serves both, so a step's insert and
+    // each of its updates write one entry here, not two.
+    index('cyclone_steps_run_idx').on(t.runId, t.itemIndex),
     // One item task per (fan-out node, position): an expansion that runs twice (a crash, a second
     // process) inserts each item once.
     uniqueIndex('cyclone_steps_parent_idx')
@@ -106,11 +109,6 @@ export const cycloneSteps = pgTable(
     index('cyclone_steps_parent_state_idx')
       .on(t.parentStepId, t.state, t.itemIndex)
       .where(sql`${t.parentStepId} IS NOT NULL`),
-    // Settlement reads a run's nodes (item tasks excluded) at every item's completion; without it
-    // each of those reads would visit every item of the run.
-    index('cyclone_steps_run_nodes_idx')
-      .on(t.runId, t.createdAt, t.id)
-      .where(sql`${t.itemIndex} IS NULL`),
     index('cyclone_steps_lease_idx')
       .on(t.leaseExpiresAt)
       .where(sql`${t.state} = 'running'`),

@@ -245,4 +245,18 @@ describe('invalid worker configuration', () => {
         }),
     ).toThrow(/handlers\.x\.y.*concurrency|concurrency.*handlers\.x\.y/);
   });
+
+  it('fails at construction on a completion batch size that is not a whole number >= 1', () => {
+    for (const completionBatchSize of [0, -5, 2.5]) {
+      expect(
+        () =>
+          new Worker({
+            connectionString: engine.url,
+            handlers: { 'x.y': () => null },
+            completionBatchSize,
+            logger: testLogger,
+          }),
+      ).toThrow(/completionBatchSize: expected a whole number >= 1/);
+    }
+  });
 });

@@ -8,6 +8,8 @@ export interface SystemMeta {
   readonly shapes: readonly WorkflowShape[];
   /** Whether the system runs the fan-out measurement (a fan-out node with a parallelism limit). */
   readonly fanOut?: boolean;
+  /** Whether the bench replays the system's claim and completion through pgbench (the SQL bound). */
+  readonly sqlBound?: boolean;
 }
 
 export const systemMeta: Readonly<Record<SystemName, SystemMeta>> = {
@@ -16,11 +18,13 @@ export const systemMeta: Readonly<Record<SystemName, SystemMeta>> = {
     configs: ['default'],
     shapes: ['chain', 'diamond'],
     fanOut: true,
+    sqlBound: true,
   },
   'graphile-worker': {
     packageName: 'graphile-worker',
     configs: ['default', 'fast'],
     shapes: ['chain'],
+    sqlBound: true,
   },
   'pg-boss': { packageName: 'pg-boss', configs: ['default', 'fast'], shapes: ['chain'] },
   dbos: {
