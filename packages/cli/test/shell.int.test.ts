@@ -119,5 +119,6 @@ describe('cyclone from a shell', () => {
     const after = await runCyclone(['migrate', '--status', ...schema]);
     expect(after.stdout).toMatch(/0000_init\s+applied/);
     expect(after.stdout).toContain(`all ${pending.length} migration(s) applied`);
-  });
+    // Four processes, each starting Node and connecting: on a loaded machine that passes 30 s.
+  }, 90_000);
 });

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigserial, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 /**
  * The operator's history of a run: one row for every transition that means something to an
@@ -9,7 +9,7 @@ import { bigserial, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle
 export const cycloneEvents = pgTable(
   'cyclone_events',
   {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    id: bigserial('id', { mode: 'number' }).notNull(),
     runId: uuid('run_id').notNull(),
     stepId: uuid('step_id'),
     node: text('node'),
@@ -35,5 +35,7 @@ export const cycloneEvents = pgTable(
       .notNull()
       .default(sql`clock_timestamp()`),
   },
-  (t) => [index('cyclone_events_run_idx').on(t.runId, t.id)],
+  // Events are read by run, in order (`run_id = $1 ORDER BY id`), and by nothing else: the one
+  // index is the primary key on both, so each event writes one B-tree entry, not two.
+  (t) => [primaryKey({ name: 'cyclone_events_pkey', columns: [t.runId, t.id] })],
 );
