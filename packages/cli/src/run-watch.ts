@@ -98,14 +98,15 @@ export async function watchRun(
   } catch {
     subscription = undefined; // no notifications: polling alone
   }
-  let after = 0;
+  // From the first event on: `run_submitted` is listed under id 0, so no `after` at first.
+  let after: number | undefined;
   let drawn = 0;
   let first = true;
   try {
     for (;;) {
       // The run is read before its events, so a terminal run's last events are in this batch.
       const run = await client.getRun(runId);
-      const events: StepEvent[] = await client.events(runId, { after });
+      const events: StepEvent[] = await client.events(runId, after === undefined ? {} : { after });
       if (events.length > 0 || first) {
         after = events.at(-1)?.id ?? after;
         const steps = await client.listSteps(runId);

@@ -314,7 +314,9 @@ export class Client extends ScheduleControls {
 
   /**
    * A run's history in order. Pass `after` (the id of the last event seen) to read only what
-   * happened since, e.g. to follow a run.
+   * happened since, e.g. to follow a run; omit it to start at the beginning. The first event,
+   * `run_submitted`, has id 0 and a completed run's last, `run_completed`, has id
+   * `Number.MAX_SAFE_INTEGER`: both are told by the run's row rather than stored.
    *
    * @throws NotFoundError for an unknown run
    */

@@ -206,9 +206,12 @@ describe('hostile idempotency keys', () => {
 describe('after every hostile value', () => {
   it('leaves the schema exactly as it was, with every table still there and readable', async () => {
     expect(await catalog()).toEqual(catalogBefore);
-    for (const table of ['cyclone_runs', 'cyclone_steps', 'cyclone_events']) {
+    for (const table of ['cyclone_runs', 'cyclone_steps']) {
       const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`);
       expect(rows[0]!.n).toBeGreaterThan(0);
     }
+    // Submissions store no event row (their run_submitted is told by the run row): readable is
+    // what is checked here.
+    await expect(pool.query('SELECT count(*) FROM cyclone_events')).resolves.toBeDefined();
   });
 });

@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { expectEventsFollowTable, useTestDatabase } from '@cyclone/test-db';
-import type { EventRecord, RunRecord, StepRecord } from '../src/db/rows.js';
+import type { RunRecord, StepRecord } from '../src/db/rows.js';
 import { PostgresStore } from '../src/store.js';
 import { runOfJob, type NewJobOptions, type NewRun } from '../src/submission/new-runs.js';
 
@@ -65,13 +65,13 @@ export function useStore() {
       if (!row) throw new Error(`no step ${stepId}`);
       return row;
     },
-    /** A run's events as `[type, from, to, trigger]`, in order. */
+    /**
+     * A run's history as `[type, from, to, trigger]`, in order, as the events API lists it: the
+     * stored events with the two the run row tells (`run_submitted`, `run_completed`).
+     */
     async events(runId: string): Promise<[string, string | null, string | null, string | null][]> {
-      const rows = await query<EventRecord>(
-        'SELECT * FROM cyclone_events WHERE run_id = $1 ORDER BY id',
-        [runId],
-      );
-      return rows.map((e) => [e.type, e.from_state, e.to_state, e.trigger]);
+      const events = await store!.listEvents(runId);
+      return events.map((e) => [e.type, e.from, e.to, e.trigger]);
     },
   };
 }

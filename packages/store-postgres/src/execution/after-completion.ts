@@ -18,7 +18,6 @@ const runCompletes = runChange(RunTrigger.Complete, RunState.Completed);
 export const afterCompletion = {
   runCompleteTo: runCompletes.to,
   runCompleteFrom: runCompletes.from,
-  runCompleteTrigger: runCompletes.trigger,
   promoteTo: promote.to,
   promoteFrom: promote.from,
   promoteTrigger: promote.trigger,

@@ -25,7 +25,6 @@ export interface CompleteStepsParams {
   /** The run's `-> completed` by `complete` when its last open step completes. */
   runCompleteTo: string;
   runCompleteFrom: readonly string[];
-  runCompleteTrigger: string;
   /** A task dependent's `pending -> available` by `promote`. */
   promoteTo: string;
   promoteFrom: readonly string[];
@@ -94,9 +93,7 @@ WITH input AS (
                       THEN now() ELSE r.ended_at END
   FROM per_run p
   WHERE r.id = p.run_id
-  -- A subquery here reads the statement's snapshot: the state before this update.
-  RETURNING r.id, r.state, r.open_steps, r.parent_run_id, p.has_items, r.definition_hash,
-            (SELECT o.state FROM ${t.runs} o WHERE o.id = r.id) AS previous_state
+  RETURNING r.id, r.state, r.open_steps, r.parent_run_id, p.has_items, r.definition_hash
 ), dep_hits AS (
   SELECT d.id, count(*)::int AS n
   FROM done JOIN run_upd ru ON ru.id = done.run_id AND ru.definition_hash IS NOT NULL
@@ -116,7 +113,7 @@ WITH input AS (
   WHERE d.id = h.id AND ru.id = d.run_id AND d.state = ANY(${p.promoteFrom}::text[])
   RETURNING d.id, d.run_id, d.node, d.kind, d.state, d.node_type, d.deps_remaining
 ), ended AS (
-  SELECT id, parent_run_id, previous_state FROM run_upd
+  SELECT id, parent_run_id FROM run_upd
   WHERE state = ${p.runCompleteTo}::text AND open_steps = 0
 ), settle AS (
   SELECT id FROM run_upd WHERE has_items AND state = ANY(${p.openRunStates}::text[])
@@ -134,10 +131,7 @@ WITH input AS (
          ${p.completeTo}::text, ${p.completeTrigger}::text,
          CASE WHEN ${p.countAttempt}::boolean THEN jsonb_build_object('attempt', attempts) END
   FROM done
-  UNION ALL
-  SELECT id, NULL, NULL, 'run_completed', previous_state, ${p.runCompleteTo}::text,
-         ${p.runCompleteTrigger}::text, NULL
-  FROM ended
+  -- No run_completed row: a completed run's row tells it (reads/run-row-events.ts).
   UNION ALL
   SELECT run_id, id, node, 'step_ready', ${p.promoteEventFrom}::text, ${p.promoteTo}::text,
          ${p.promoteTrigger}::text, NULL

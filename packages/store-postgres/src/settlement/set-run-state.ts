@@ -12,7 +12,11 @@ export interface SetRunStateParams {
   errorKind: string | null;
   error: string | null;
   failedNode: string | null;
-  eventType: string;
+  /**
+   * The event the move records; null records none (`run_completed`: a completed run's row tells
+   * it, see reads/run-row-events.ts).
+   */
+  eventType: string | null;
 }
 
 /** The moved run. */
@@ -53,6 +57,7 @@ WITH previous AS (
   INSERT INTO ${t.events} (run_id, type, from_state, to_state, trigger, error_kind)
   SELECT c.id, ${p.eventType}::text, p.state, c.state, ${p.trigger}::text, ${p.errorKind}::text
   FROM changed c, previous p
+  WHERE ${p.eventType}::text IS NOT NULL
 ), notified AS (
   SELECT pg_notify('${Channels.runsEnded}', id::text) FROM changed WHERE ${p.terminal}::boolean
 )

@@ -103,7 +103,7 @@ export async function settleRun(db: Executor, runId: string): Promise<string[]> 
       errorKind: null,
       error: null,
       failedNode: null,
-      eventType: 'run_completed',
+      eventType: null,
     });
   } else if (outcome.state === 'failed') {
     const culprit = outcome.failedBy === undefined ? undefined : idOf.get(outcome.failedBy);

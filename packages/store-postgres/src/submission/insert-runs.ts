@@ -1,17 +1,9 @@
-import {
-  assertRunTransition,
-  RunState,
-  RunTrigger,
-  StepState,
-  type WorkflowDefinition,
-} from '@cyclone/core';
+import { StepState, type WorkflowDefinition } from '@cyclone/core';
 import { Channels } from '../db/channels.js';
 import type { Executor } from '../db/executor.js';
 import { defineStatement } from '../db/statement.js';
+import { runSubmitted } from '../reads/run-row-events.js';
 import type { NewRun } from './new-runs.js';
-
-/** A run starts `running` (there is no pending run state): the table's `(inserted) -> running`. */
-assertRunTransition(null, RunState.Running, RunTrigger.Submit);
 
 /** The column arrays of {@link insertRuns}: one entry per definition, run and step. */
 export interface InsertRunsParams {
@@ -53,9 +45,8 @@ export interface InsertRunsParams {
    * one goes to the settlement outbox, whose settlement starts the child run.
    */
   childWaitingState: string;
-  /** The state a run is inserted in, and the trigger its `run_submitted` event records. */
+  /** The state a run is inserted in. */
   runState: string;
-  runTrigger: string;
 }
 
 /** An inserted run. */
@@ -64,8 +55,8 @@ export interface InsertedRunRow {
 }
 
 /**
- * Submits runs in bulk: definitions, runs, their steps and a `run_submitted` event each, in one
- * statement (so one transaction, and one round trip however many runs). A run whose idempotency
+ * Submits runs in bulk: definitions, runs and their steps, in one statement (no event row: a
+ * run's `run_submitted` is told by its row, see reads/run-row-events.ts) (so one transaction, and one round trip however many runs). A run whose idempotency
  * key already exists is skipped with its steps; the caller looks the existing run up.
  * Newly claimable kinds are notified on commit. A run inserted with a child node already waiting
  * (one with no dependencies) is written to the settlement outbox in the same statement: settling
@@ -125,9 +116,6 @@ WITH defs AS (
   INSERT INTO ${t.settlements} (run_id)
   SELECT DISTINCT run_id FROM new_steps WHERE state = ${p.childWaitingState}::text
   ON CONFLICT (run_id) DO NOTHING
-), events AS (
-  INSERT INTO ${t.events} (run_id, type, from_state, to_state, trigger)
-  SELECT id, 'run_submitted', NULL, ${p.runState}::text, ${p.runTrigger}::text FROM new_runs
 ), notified AS (
   SELECT pg_notify('${Channels.stepsAvailable}', kind)
   FROM (SELECT DISTINCT kind FROM new_steps
@@ -183,7 +171,6 @@ export function insertRunsParams(runs: readonly NewRun[]): InsertRunsParams {
     stepMaxParallel: steps.map(({ step }) => step.maxParallel),
     stepRunAt: steps.map(({ step }) => step.runAt ?? null),
     childWaitingState: StepState.WaitingChild,
-    runState: RunState.Running,
-    runTrigger: RunTrigger.Submit,
+    runState: runSubmitted.to,
   };
 }

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isCycloneError } from '@cyclone/core';
@@ -8,13 +7,6 @@ import { shippedMigrations } from '../../src/db/migration-journal.js';
 import { defaultMigrationsFolder } from '../../src/migrate.js';
 import { PostgresStore } from '../../src/store.js';
 import { runOfJob } from '../../src/submission/new-runs.js';
-
-// The newest migration the package ships, read from drizzle-kit's journal.
-const newestMigration = (
-  JSON.parse(
-    readFileSync(new URL('../../../../migrations/meta/_journal.json', import.meta.url), 'utf8'),
-  ) as { entries: { tag: string }[] }
-).entries.at(-1)!.tag;
 
 const db = useTestDatabase();
 let pool: pg.Pool;
@@ -121,6 +113,7 @@ describe('expectEventsFollowTable', () => {
     } finally {
       await pool.query('DELETE FROM cyclone_events WHERE id = $1', [rows[0]!.id]);
     }
-    expect(await expectEventsFollowTable(pool)).toBeGreaterThan(0);
+    // With the offending row gone the check passes again.
+    await expect(expectEventsFollowTable(pool)).resolves.toBeTypeOf('number');
   });
 });

@@ -64,12 +64,24 @@ export async function stepRows(engine: Engine, runId: string): Promise<Record<st
   return Object.fromEntries(rows.map((r) => [r.node, r]));
 }
 
-/** The run's events in the order they were written. */
+/**
+ * The run's history in order, as the events API lists it: the stored events with the two the run
+ * row tells (`run_submitted`, `run_completed`), in the shape of `cyclone_events` rows.
+ */
 export async function eventRows(engine: Engine, runId: string): Promise<EventRow[]> {
-  return engine.query<EventRow & Record<string, unknown>>(
-    'SELECT * FROM cyclone_events WHERE run_id = $1 ORDER BY id',
-    [runId],
-  );
+  return (await engine.store.listEvents(runId)).map((e) => ({
+    id: String(e.id),
+    run_id: e.runId,
+    step_id: e.stepId,
+    node: e.node,
+    type: e.type,
+    from_state: e.from,
+    to_state: e.to,
+    trigger: e.trigger,
+    error_kind: e.errorKind,
+    detail: e.detail as Record<string, unknown> | null,
+    at: e.at,
+  }));
 }
 
 /** `[type, node, from, to, error_kind]` of each event: compact enough to compare whole histories. */
