@@ -192,7 +192,11 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         } else if (variant.measure === 'latency') {
           result = await runRunner([system, 'latency', n, ...common], timeout);
         } else if (variant.measure === 'fanout') {
-          result = await runRunner([system, 'fan-out', n, ...common], timeout);
+          const limit =
+            variant.maxParallel === undefined
+              ? []
+              : ['--max-parallel', String(variant.maxParallel)];
+          result = await runRunner([system, 'fan-out', n, ...common, ...limit], timeout);
         } else if (variant.measure === 'bound') {
           result = await runRunner([system, 'sql-bound', n, ...common], timeout);
         } else if (quick) {
@@ -298,7 +302,7 @@ function describe(m: Measurement): string {
   if (m.variant === 'latency') {
     return `p50 ${fmt(m.extra.p50)} ms, p95 ${fmt(m.extra.p95)} ms, p99 ${fmt(m.extra.p99)} ms (${String(m.extra.samples)} samples)`;
   }
-  if (m.variant === 'fanout') {
+  if (m.variant.startsWith('fanout')) {
     return `${fmt(m.value)} ms per item, ${fmt(m.extra.ratio)}x a plain job's ${fmt(m.extra.jobMsPerItem)} ms; at most ${String(m.extra.highestRunning)} items at once`;
   }
   if (m.variant === 'memory')

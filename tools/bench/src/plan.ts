@@ -15,6 +15,8 @@ export interface Variant {
   /** Configurations of the peers it runs in (Cyclone has only `default`). */
   readonly configs: readonly ConfigName[];
   readonly shape?: WorkflowShape;
+  /** The fan-out measurement's limit of items at once; absent: no limit (the default). */
+  readonly maxParallel?: number;
 }
 
 export interface Sizes {
@@ -149,6 +151,8 @@ export function planVariants(
       capMs: sizes.capMs,
       configs: fastest,
     },
+    // A fan-out in its default configuration (no limit: the target), and with a limit, which
+    // moves the items on in steps of the limit as they finish.
     {
       id: 'fanout',
       measure: 'fanout',
@@ -157,6 +161,15 @@ export function planVariants(
       // A fan-out is timed to its end: its figure means nothing if a cap cut it short.
       capMs: 6 * sizes.capMs,
       configs: ['default'],
+    },
+    {
+      id: 'fanout-limited',
+      measure: 'fanout',
+      concurrency: fanOutConcurrency,
+      n: sizes.fanOutItems,
+      capMs: 6 * sizes.capMs,
+      configs: ['default'],
+      maxParallel: fanOutMaxParallel,
     },
   ];
   // The depth figure is read against the empty-database throughput at the same concurrency.

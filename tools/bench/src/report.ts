@@ -3,7 +3,7 @@
  * Markdown.
  */
 import { systemMeta } from './systems/meta.js';
-import { boundBatch, fanOutMaxParallel, type Variant } from './plan.js';
+import { boundBatch, type Variant } from './plan.js';
 import type { ConfigName, SystemName } from './types.js';
 
 /** One figure of one round. */
@@ -167,17 +167,17 @@ function rowSpecs(variants: readonly Variant[], depthRows: number): RowSpec[] {
         break;
       case 'fanout':
         specs.push({
-          id: 'fanout-item',
+          id: `${v.id}-item`,
           variant: v.id,
-          label: `fan-out, ${fmtInt(v.n)} items, maxParallel ${String(fanOutMaxParallel)}, c=${v.concurrency}: ms per item`,
+          label: `fan-out, ${fmtInt(v.n)} items, ${v.maxParallel === undefined ? 'no limit' : `maxParallel ${String(v.maxParallel)}`}, c=${v.concurrency}: ms per item`,
           unit: 'ms',
           better: 'lower',
           pick: value,
         });
         specs.push({
-          id: 'fanout-ratio',
+          id: `${v.id}-ratio`,
           variant: v.id,
-          label: 'fan-out: time per item / plain-job time per item (same worker)',
+          label: `fan-out${v.maxParallel === undefined ? '' : ` (maxParallel ${String(v.maxParallel)})`}: time per item / plain-job time per item (same worker)`,
           unit: 'x',
           better: 'lower',
           pick: (m) => num(m, 'ratio'),

@@ -2,13 +2,13 @@
  * One measurement in a fresh Node process:
  *
  *   runner.ts <system> <task> <n> --url URL [--pool-size 10] [--concurrency C] [--config default|fast]
- *             [--shape chain|diamond] [--cap-ms MS] [--depth-rows R]
+ *             [--shape chain|diamond] [--cap-ms MS] [--depth-rows R] [--max-parallel N]
  *
  * Tasks: `enqueue` (time a bulk enqueue of n jobs), `prepare` (enqueue n jobs, or submit n runs of
  * --shape, untimed), `fill` (the depth template: R finished rows), `drain` (start a worker and time
  * it over the n jobs or runs already there), `prepare-drain` (both in one process: quick mode),
  * `latency` (n jobs one at a time to an idle worker), `fan-out` (Cyclone: one fan-out run of n
- * items against n plain jobs), `sql-bound` (n jobs through the system's own claim and completion
+ * items, limited to --max-parallel at once when given, against n plain jobs), `sql-bound` (n jobs through the system's own claim and completion
  * statements replayed by pgbench, --concurrency clients: see measurements/sql-bound.ts).
  * Prints one JSON line, `{"bench":1,...}`, and exits.
  */
@@ -18,7 +18,7 @@ import { bulkEnqueue } from './measurements/enqueue.js';
 import { canFanOut, fanOut } from './measurements/fan-out.js';
 import { latency } from './measurements/latency.js';
 import { sqlBound } from './measurements/sql-bound.js';
-import { boundBatch, fanOutMaxParallel } from './plan.js';
+import { boundBatch } from './plan.js';
 import { prepareDepthTemplate } from './measurements/depth.js';
 import { createAdapter } from './systems/index.js';
 import {
@@ -53,6 +53,7 @@ async function main(): Promise<RunnerResult> {
       shape: { type: 'string' },
       'cap-ms': { type: 'string', default: '60000' },
       'depth-rows': { type: 'string', default: '0' },
+      'max-parallel': { type: 'string' },
     },
   });
   const [systemArg, taskArg, nArg] = positionals;
@@ -124,7 +125,9 @@ async function main(): Promise<RunnerResult> {
       case 'fan-out': {
         if (!canFanOut(adapter)) throw new Error(`${system} has no fan-out measurement`);
         await adapter.setup();
-        const r = await fanOut(adapter, { n, maxParallel: fanOutMaxParallel, concurrency, capMs });
+        const maxParallel =
+          values['max-parallel'] === undefined ? undefined : Number(values['max-parallel']);
+        const r = await fanOut(adapter, { n, maxParallel, concurrency, capMs });
         return {
           ...base,
           value: r.fanOutMsPerItem,
@@ -133,7 +136,7 @@ async function main(): Promise<RunnerResult> {
             ratio: r.ratio,
             jobMsPerItem: r.jobMsPerItem,
             highestRunning: r.highestRunning,
-            maxParallel: fanOutMaxParallel,
+            maxParallel: maxParallel ?? 'none',
             capped: !r.completed,
             configuration,
           },

@@ -19,6 +19,8 @@ describe('checkTargets', () => {
         row('latency-p99', 6),
         row('workflow-chain', 7_500),
         row('memory-peak', 140),
+        row('fanout-ratio', 2.4),
+        row('fanout-limited-ratio', 1.1),
       ],
     };
     expect(checkTargets(table)).toEqual([
@@ -29,6 +31,12 @@ describe('checkTargets', () => {
         figure: '75 %',
         goal: '>= 70 %',
         met: true,
+      },
+      {
+        target: 'fan-out (no limit): time per item / plain job',
+        figure: '2.40x',
+        goal: '<= 2.0x',
+        met: false,
       },
       { target: 'worker peak RSS, c=100', figure: '140 MB', goal: '<= 150 MB', met: true },
     ]);

@@ -79,6 +79,13 @@ const specs: readonly TargetSpec[] = [
     format: (x) => x.toFixed(2),
   },
   {
+    target: 'fan-out (no limit): time per item / plain job',
+    goal: '<= 2.0x',
+    read: medianOf('fanout-ratio'),
+    met: (x) => x <= 2,
+    format: times,
+  },
+  {
     target: 'worker peak RSS, c=100',
     goal: '<= 150 MB',
     read: medianOf('memory-peak'),

@@ -1,6 +1,6 @@
 /**
- * The fan-out measurement (Cyclone only): one run whose fan-out node expands a list of N items
- * with a `maxParallel` limit, timed from the worker's start until the run completed, against the
+ * The fan-out measurement (Cyclone only): one run whose fan-out node expands a list of N items,
+ * with or without a `maxParallel` limit, timed from the worker's start until the run completed, against the
  * time the same worker takes over N plain jobs. Reports milliseconds per item for both. The
  * handler counts the items running at once; more than the limit fails the measurement.
  */
@@ -16,7 +16,8 @@ export interface FanOutTarget {
    */
   runFanOut(options: {
     n: number;
-    maxParallel: number;
+    /** Absent: no limit. */
+    maxParallel: number | undefined;
     concurrency: number;
     capMs: number;
   }): Promise<{ seconds: number; highestRunning: number; completed: boolean }>;
@@ -35,7 +36,7 @@ export interface FanOutResult {
 
 export async function fanOut(
   adapter: SystemAdapter & FanOutTarget,
-  options: { n: number; maxParallel: number; concurrency: number; capMs: number },
+  options: { n: number; maxParallel: number | undefined; concurrency: number; capMs: number },
 ): Promise<FanOutResult> {
   await adapter.bulkEnqueue(options.n);
   const jobs = await drain(adapter, {
@@ -44,7 +45,7 @@ export async function fanOut(
     worker: { concurrency: options.concurrency, config: 'default' },
   });
   const run = await adapter.runFanOut(options);
-  if (run.highestRunning > options.maxParallel) {
+  if (options.maxParallel !== undefined && run.highestRunning > options.maxParallel) {
     throw new Error(
       `${run.highestRunning} items ran at once, more than maxParallel ${options.maxParallel}`,
     );

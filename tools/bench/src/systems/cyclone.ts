@@ -42,11 +42,14 @@ const diamond = workflow('diamond')
 
 const definitions: Readonly<Record<WorkflowShape, WorkflowDefinition>> = { chain, diamond };
 
-/** list -> fan-out over the list, limited to `maxParallel` items at once. */
-function fanOutWorkflow(maxParallel: number): WorkflowDefinition {
+/** list -> fan-out over the list, limited to `maxParallel` items at once when given. */
+function fanOutWorkflow(maxParallel: number | undefined): WorkflowDefinition {
   return workflow('fan-out')
     .task('list', listKind)
-    .fanOut('items', itemKind, { from: 'list', maxParallel })
+    .fanOut('items', itemKind, {
+      from: 'list',
+      ...(maxParallel === undefined ? {} : { maxParallel }),
+    })
     .build();
 }
 
@@ -133,7 +136,7 @@ export class CycloneAdapter implements SystemAdapter, FanOutTarget {
 
   async runFanOut(options: {
     n: number;
-    maxParallel: number;
+    maxParallel: number | undefined;
     concurrency: number;
     capMs: number;
   }): Promise<{ seconds: number; highestRunning: number; completed: boolean }> {
