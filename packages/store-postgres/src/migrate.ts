@@ -2,8 +2,6 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { drizzle } from 'drizzle-orm/node-postgres';
-import { migrate as drizzleMigrate } from 'drizzle-orm/node-postgres/migrator';
 import { quoteIdent } from './db/tables.js';
 import { pendingMigrations, shippedMigrations } from './db/migration-journal.js';
 import { redactUrl, toStoreError } from './db/driver-errors.js';
@@ -94,6 +92,10 @@ async function migrateOn(pool: pg.Pool, schema: string, folder: string): Promise
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
       // The generated SQL names tables unqualified; the search path places them in the schema.
       await client.query(`SET search_path TO ${quoteIdent(schema)}`);
+      // Loaded here, not at import: a worker or client that never migrates does not pay for
+      // drizzle-orm's modules in memory (about 6 MB of a process).
+      const { drizzle } = await import('drizzle-orm/node-postgres');
+      const { migrate: drizzleMigrate } = await import('drizzle-orm/node-postgres/migrator');
       await drizzleMigrate(drizzle(client), {
         migrationsFolder: folder,
         migrationsSchema: schema,

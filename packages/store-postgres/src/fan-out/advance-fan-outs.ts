@@ -55,6 +55,7 @@ async function progress(
 ): Promise<'completed' | 'discarded' | 'moved-on' | 'released'> {
   const state = await readFanOutProgress(db, {
     nodeId: node.id,
+    countInProgress: node.max_parallel !== null,
     inProgressStates: InProgressItemStates,
     unfinishedStates: UnfinishedItemStates,
     discardedState: StepState.Exhausted,
@@ -79,6 +80,7 @@ async function progress(
     inProgressStates: InProgressItemStates,
     toState: releaseItem.to,
     fromStates: releaseItem.from,
+    waitingState: singleFrom(releaseItem),
     eventFrom: singleFrom(releaseItem),
     trigger: releaseItem.trigger,
   });

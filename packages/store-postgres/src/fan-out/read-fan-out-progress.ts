@@ -5,6 +5,11 @@ import { defineStatement } from '../db/statement.js';
 /** The expanded fan-out node whose progress to read. */
 export interface ReadFanOutProgressParams {
   nodeId: string;
+  /**
+   * Whether to count the items in progress: only a node with a limit needs the count, and
+   * without one it would be every unfinished item of the list at every settlement.
+   */
+  countInProgress: boolean;
   inProgressStates: readonly string[];
   unfinishedStates: readonly string[];
   discardedState: string;
@@ -12,7 +17,7 @@ export interface ReadFanOutProgressParams {
 
 /** Where a fan-out node's item tasks stand. */
 export interface FanOutProgressRow {
-  /** Item tasks holding a place of the limit (available, running or paused). */
+  /** Item tasks holding a place of the limit (available, running or paused); 0 uncounted. */
   in_progress: number;
   /** Whether any item task is not completed yet. */
   unfinished: boolean;
@@ -25,15 +30,16 @@ export interface FanOutProgressRow {
 /**
  * Reads what settlement needs to move a fan-out node on: each part is a probe of the index on
  * (parent_step_id, state, item_index), so it costs the items in those states (at most the limit
- * in progress), never every item of a large list.
+ * in progress, and nothing when there is no limit), never every item of a large list.
  */
 const statement = defineStatement<ReadFanOutProgressParams, FanOutProgressRow>(
   'read-fan-out-progress',
   (t, p) => `
 SELECT
-  (SELECT count(*)::int FROM ${t.steps} i
-   WHERE i.parent_step_id = ${p.nodeId} AND i.state = ANY(${p.inProgressStates}::text[]))
-    AS in_progress,
+  CASE WHEN ${p.countInProgress}::boolean THEN
+    (SELECT count(*)::int FROM ${t.steps} i
+     WHERE i.parent_step_id = ${p.nodeId} AND i.state = ANY(${p.inProgressStates}::text[]))
+  ELSE 0 END AS in_progress,
   EXISTS (SELECT 1 FROM ${t.steps} i
           WHERE i.parent_step_id = ${p.nodeId} AND i.state = ANY(${p.unfinishedStates}::text[]))
     AS unfinished,

@@ -105,6 +105,13 @@ describe('fan-out expansion', () => {
 
     expect(await fx.store.settlePending()).toBe(1);
     expect(await itemCounts(nodeId)).toEqual({ items: Items, positions: Items, expanded: Items });
+    // Each item holds its own element of the list, across the batches of the expansion.
+    const [misplaced] = await fx.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM cyclone_steps
+       WHERE parent_step_id = $1 AND item IS DISTINCT FROM jsonb_build_object('n', item_index)`,
+      [nodeId],
+    );
+    expect(misplaced!.n).toBe(0);
     // Settling again finds the node expanded and inserts nothing.
     await fx.query('INSERT INTO cyclone_settlements (run_id) VALUES ($1)', [runId]);
     await fx.store.settlePending();
