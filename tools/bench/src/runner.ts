@@ -118,6 +118,7 @@ async function main(): Promise<RunnerResult> {
             startMs: r.startMs,
             baselineRssMb: r.baselineRssMb,
             peakRssMb: r.peakRssMb,
+            cpuMs: r.cpuMs,
             configuration,
           },
         };

@@ -19,6 +19,8 @@ export interface DrainResult {
   readonly startMs: number;
   readonly baselineRssMb: number;
   readonly peakRssMb: number;
+  /** CPU time this process spent from the worker's start to the last job (user + system), ms. */
+  readonly cpuMs: number;
 }
 
 export interface DrainOptions {
@@ -43,6 +45,7 @@ export async function drain(adapter: SystemAdapter, options: DrainOptions): Prom
   // load the server while the worker is busy. A slower poll runs meanwhile in case a count is missed.
   let started = 0;
   const rss = new RssSampler().start();
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await adapter.startWorker({
     ...options.worker,
@@ -67,6 +70,7 @@ export async function drain(adapter: SystemAdapter, options: DrainOptions): Prom
     await sleep(eager ? 10 : 5);
   }
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   const memory = rss.stop();
   await adapter.stopWorker();
   return {
@@ -77,5 +81,6 @@ export async function drain(adapter: SystemAdapter, options: DrainOptions): Prom
     startMs,
     baselineRssMb: memory.baselineMb,
     peakRssMb: memory.peakMb,
+    cpuMs: (cpu.user + cpu.system) / 1000,
   };
 }

@@ -1,0 +1,112 @@
+/**
+ * CPU per job, on each side: a drain of N jobs by each system's worker (its fastest
+ * configuration), with the CPU time of the worker process during the drain (user + system,
+ * from the runner) and of the PostgreSQL server over the same drain (its processes' times in
+ * /proc, the exited backends' included through the postmaster). On a machine whose cores the
+ * worker and the server share, the sum is what bounds the rate. Linux only; the server must run
+ * on this machine (the embedded one, or a local one given by URL).
+ *
+ *   node --conditions=@cyclone/source --import tsx tools/bench/src/cpu.ts 40000 [URL]
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '@cyclone/test-db/embedded';
+import { databaseUrl, quoteIdent } from './db.js';
+import type { RunnerResult, SystemName } from './types.js';
+
+const n = Number(process.argv[2] ?? 40_000);
+const given = process.argv[3];
+const systems: [SystemName, string][] = [
+  ['cyclone', 'default'],
+  ['graphile-worker', 'fast'],
+];
+const runner = fileURLToPath(new URL('./runner.ts', import.meta.url));
+const ticksPerSecond = 100; // USER_HZ on Linux
+
+/** utime + stime (+ the children's, when `children`) of a process, in seconds. */
+function cpuOf(pid: number, children: boolean): number {
+  try {
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
+    // f[0] is field 3 (state): utime is field 14, stime 15, cutime 16, cstime 17.
+    const own = f[11]! + f[12]!;
+    return (children ? own + f[13]! + f[14]! : own) / ticksPerSecond;
+  } catch {
+    return 0; // the process ended meanwhile
+  }
+}
+
+/** The server's CPU so far: the postmaster with its ended children, and its live children. */
+function serverCpu(postmaster: number): number {
+  let total = cpuOf(postmaster, true);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === postmaster) total += cpuOf(Number(entry), true);
+    } catch {
+      // gone
+    }
+  }
+  return total;
+}
+
+function run(args: string[]): Promise<RunnerResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--no-deprecation', '--conditions=@cyclone/source', '--import', 'tsx', runner, ...args],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('exit', (code) => {
+      const result = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as RunnerResult;
+      if (code === 0 && result.ok) resolve(result);
+      else reject(new Error(result.error ?? `runner exited with ${code}`));
+    });
+  });
+}
+
+const embedded = given ? undefined : await startEmbeddedPostgres({ durable: true });
+const serverUrl = given ?? embedded!.url;
+const admin = new pg.Client({ connectionString: serverUrl });
+await admin.connect();
+try {
+  const backend = (await admin.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!;
+  const stat = readFileSync(`/proc/${backend.pid}/stat`, 'utf8');
+  const postmaster = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  const rows = [];
+  for (const [system, config] of systems) {
+    const name = `cyclone_cpu_${system.replace(/-/g, '_')}`;
+    await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)}`);
+    await admin.query(`CREATE DATABASE ${quoteIdent(name)}`);
+    const url = databaseUrl(serverUrl, name);
+    const common = ['--url', url, '--concurrency', '50', '--config', config];
+    await run([system, 'prepare', String(n), ...common]);
+    const before = serverCpu(postmaster);
+    const drained = await run([system, 'drain', String(n), ...common]);
+    const server = serverCpu(postmaster) - before;
+    const node = Number(drained.extra?.cpuMs ?? Number.NaN) / 1000;
+    await admin.query(`DROP DATABASE ${quoteIdent(name)}`);
+    rows.push({
+      system: `${system} (${config})`,
+      'jobs/s': Math.round(drained.value ?? 0),
+      'worker µs/job': Math.round((node * 1e6) / n),
+      'server µs/job': Math.round((server * 1e6) / n),
+      'total µs/job': Math.round(((node + server) * 1e6) / n),
+    });
+  }
+  console.log(`${n} jobs, concurrency 50; CPU time per job (user + system)`);
+  console.table(rows);
+} finally {
+  await admin.end();
+  await embedded?.stop();
+}
