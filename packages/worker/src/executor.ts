@@ -134,7 +134,11 @@ export class Executor {
         item: step.item ?? undefined,
         index: step.itemIndex ?? undefined,
         attempt: step.attempts + 1,
-        signal: controller.signal,
+        // Made on first read: most handlers never look, and a signal costs more to make than
+        // the rest of the context (an abort before any read still reaches a later read).
+        get signal() {
+          return controller.signal;
+        },
         logger: log,
       };
       const running = Promise.resolve().then(() => handler(ctx));
