@@ -15,6 +15,9 @@ describe('cyclone dev', () => {
   it('runs the sample workflow on the given database, retrying the failed charge, and prints the result', async () => {
     const result = await cyclone('dev', '--database-url', db.url);
     expect(result.err).toContain('worker');
+    // The run's submission and completion, which its row tells, are in the live view too.
+    expect(result.out).toMatch(/\(run\)\s+\(new\) -> running/);
+    expect(result.out).toMatch(/\(run\)\s+running -> completed/);
     expect(result.out).toMatch(/charge-card\s+running -> available/);
     expect(result.out).toMatch(/charge-card\s+available -> running\s+\(attempt 2\)/);
     expect(result.out).toContain('run completed');

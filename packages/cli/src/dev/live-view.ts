@@ -48,10 +48,11 @@ export async function followRun(
   const stamp = () => `+${((Date.now() - started) / 1000).toFixed(2).padStart(6)}s`;
   const nodes = (await client.listSteps(runId)).map((s) => s.node);
   const width = Math.max(5, ...nodes.map((n) => n.length));
-  let after = 0;
+  // From the first event on: `run_submitted` is listed under id 0, so no `after` at first.
+  let after: number | undefined;
   while (!stop?.aborted) {
     const run = await client.getRun(runId);
-    for (const event of await client.events(runId, { after })) {
+    for (const event of await client.events(runId, after === undefined ? {} : { after })) {
       after = event.id;
       const who = (event.node ?? '(run)').padEnd(width);
       const move = `${event.from ?? '(new)'} -> ${paint(event.to ?? '?', colour)}`;
