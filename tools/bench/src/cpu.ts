@@ -8,13 +8,12 @@
  *
  *   node --conditions=@cyclone/source --import tsx tools/bench/src/cpu.ts 40000 [URL]
  */
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '@cyclone/test-db/embedded';
 import { databaseUrl, quoteIdent } from './db.js';
-import type { RunnerResult, SystemName } from './types.js';
+import { runRunner } from './run-runner.js';
+import type { SystemName } from './types.js';
 
 const n = Number(process.argv[2] ?? 40_000);
 const given = process.argv[3];
@@ -22,7 +21,6 @@ const systems: [SystemName, string][] = [
   ['cyclone', 'default'],
   ['graphile-worker', 'fast'],
 ];
-const runner = fileURLToPath(new URL('./runner.ts', import.meta.url));
 const ticksPerSecond = 100; // USER_HZ on Linux
 
 /** utime + stime (+ the children's, when `children`) of a process, in seconds. */
@@ -58,22 +56,8 @@ function serverCpu(postmaster: number): number {
   return total;
 }
 
-function run(args: string[]): Promise<RunnerResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--no-deprecation', '--conditions=@cyclone/source', '--import', 'tsx', runner, ...args],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('exit', (code) => {
-      const result = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as RunnerResult;
-      if (code === 0 && result.ok) resolve(result);
-      else reject(new Error(result.error ?? `runner exited with ${code}`));
-    });
-  });
-}
+/** A runner task; a drain takes minutes at most. */
+const run = (args: string[]) => runRunner(args, 10 * 60_000);
 
 const embedded = given ? undefined : await startEmbeddedPostgres({ durable: true });
 const serverUrl = given ?? embedded!.url;

@@ -8,7 +8,7 @@
  * database of its own on the same server; the systems take turns within each round. Prints a
  * table of medians with each figure's ratio to the best peer and writes it as JSON and Markdown.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { promises as fs, readFileSync } from 'node:fs';
@@ -36,6 +36,7 @@ import {
 } from './report.js';
 import { checkTargets, targetsMarkdown, targetsText } from './targets.js';
 import { findPgbench } from './bound/pgbench.js';
+import { benchDir, runRunner } from './run-runner.js';
 import { systemMeta } from './systems/meta.js';
 import {
   measureNames,
@@ -46,10 +47,6 @@ import {
   type SystemName,
 } from './types.js';
 
-const benchDir = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const runnerPath = path.join(benchDir, 'src', 'runner.ts');
-/** Node flags of every runner: TypeScript through tsx, workspace packages from their sources. */
-const runnerExecArgv = ['--no-deprecation', '--conditions=@cyclone/source', '--import', 'tsx'];
 const dbPrefix = 'cyclone_bench_';
 
 export interface BenchOptions {
@@ -424,50 +421,6 @@ function redact(url: string): string {
   } catch {
     return 'a database URL';
   }
-}
-
-/** Runs one runner process and returns its JSON line; throws with its output when it fails. */
-function runRunner(args: readonly string[], timeoutMs: number): Promise<RunnerResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...runnerExecArgv, runnerPath, ...args], {
-      cwd: benchDir,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: process.env,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr
-      .setEncoding('utf8')
-      .on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-20_000)));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const line = stdout
-        .split('\n')
-        .reverse()
-        .find((l) => l.startsWith('{"bench":1'));
-      let result: (RunnerResult & { error?: string }) | undefined;
-      try {
-        result = line ? (JSON.parse(line) as RunnerResult) : undefined;
-      } catch {
-        result = undefined;
-      }
-      if (result?.ok && code === 0) return resolve(result);
-      const why =
-        result?.error ??
-        (signal ? `killed by ${signal} (timeout ${timeoutMs} ms?)` : `exit code ${code}`);
-      reject(
-        new Error(
-          `runner ${args.slice(0, 3).join(' ')} failed: ${why}\n${stderr.trim().slice(-2000)}`,
-        ),
-      );
-    });
-  });
 }
 
 /** The bench's databases on the server: fresh ones per measurement, dropped after it. */

@@ -53,10 +53,10 @@ export async function runPgbench(
   const t0 = performance.now();
   try {
     await new Promise<void>((resolve, reject) => {
-      execFile(bin, args, { maxBuffer: 16 * 2 ** 20 }, (error, _stdout, stderr) => {
+      execFile(bin, args, { maxBuffer: 16 * 2 ** 20 }, (error, stdout, stderr) => {
         if (error) reject(new Error(`pgbench failed: ${stderr.trim() || error.message}`));
-        else if (/\bfailed transactions: [1-9]/.test(_stdout))
-          reject(new Error(`pgbench: some transactions failed\n${_stdout}`));
+        else if (/\bfailed transactions: [1-9]/.test(stdout))
+          reject(new Error(`pgbench: some transactions failed\n${stdout}`));
         else resolve();
       });
     });
