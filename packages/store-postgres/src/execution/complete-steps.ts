@@ -1,5 +1,6 @@
 import type { Executor } from '../db/executor.js';
 import { Channels } from '../db/channels.js';
+import { notifyIdsInChunks } from '../db/notify-ids.js';
 import { defineStatement } from '../db/statement.js';
 
 /** A batch of completions and the changes they make, all from core's table. */
@@ -140,11 +141,7 @@ WITH input AS (
   SELECT pg_notify('${Channels.stepsAvailable}', kind)
   FROM (SELECT DISTINCT kind FROM promoted
         WHERE state = ${p.promoteTo}::text AND kind IS NOT NULL) k
-), notify_runs AS (
-  -- In chunks that stay under NOTIFY's 8000-byte payload limit, whatever the batch size.
-  SELECT pg_notify('${Channels.runsEnded}', string_agg(id::text, ','))
-  FROM (SELECT id, (row_number() OVER () - 1) / 150 AS chunk FROM ended) e
-  GROUP BY chunk
+), notify_runs AS (${notifyIdsInChunks(Channels.runsEnded, 'ended')}
 )
 SELECT 'done' AS what, id FROM done
 UNION ALL SELECT 'settle', id FROM settle
