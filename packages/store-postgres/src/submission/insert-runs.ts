@@ -57,8 +57,8 @@ export interface InsertedRunRow {
 /**
  * Submits runs in bulk: definitions, runs and their steps, in one statement (so one transaction,
  * and one round trip however many runs). No event row: a run's `run_submitted` is told by its row
- * (reads/run-row-events.ts). A run whose idempotency key already exists is skipped with its steps; the caller looks the existing run up.
- * Newly claimable kinds are notified on commit. A run inserted with a child node already waiting
+ * (reads/run-row-events.ts). A run whose idempotency key already exists is skipped with its
+ * steps; the caller looks the existing run up. Newly claimable kinds are notified on commit. A run inserted with a child node already waiting
  * (one with no dependencies) is written to the settlement outbox in the same statement: settling
  * it starts the child run, and a crash before that leaves the marker for `settle-pending`.
  */
