@@ -80,7 +80,6 @@ async function progress(
     inProgressStates: InProgressItemStates,
     toState: releaseItem.to,
     fromStates: releaseItem.from,
-    waitingState: singleFrom(releaseItem),
     eventFrom: singleFrom(releaseItem),
     trigger: releaseItem.trigger,
   });

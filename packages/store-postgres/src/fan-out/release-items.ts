@@ -9,12 +9,11 @@ export interface ReleaseItemsParams {
   toState: string;
   fromStates: readonly string[];
   /**
-   * The one state waiting items are in (`pending`): compared as a single value, so the index on
-   * (parent_step_id, state, item_index) yields the next items in order. With state = ANY(...)
-   * a generic plan cannot rely on that order and sorts every waiting item of the list, 4 ms a
-   * release on a list of 10,000.
+   * The one state waiting items are in (`pending`), the `from_state` of their events. The next
+   * items are found by it as a single value, so the index on (parent_step_id, state, item_index)
+   * yields them in order; with `state = ANY(...)` a generic plan cannot rely on that order and
+   * sorts every waiting item of the list, 4 ms a release on a list of 10,000.
    */
-  waitingState: string;
   eventFrom: string;
   trigger: string;
 }
@@ -37,7 +36,7 @@ WITH free AS (
   FROM ${t.steps} n WHERE n.id = ${p.nodeId}
 ), next AS (
   SELECT i.id FROM ${t.steps} i
-  WHERE i.parent_step_id = ${p.nodeId} AND i.state = ${p.waitingState}::text
+  WHERE i.parent_step_id = ${p.nodeId} AND i.state = ${p.eventFrom}::text
   ORDER BY i.item_index
   LIMIT (SELECT places FROM free)
 ), released AS (
