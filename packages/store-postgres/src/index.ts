@@ -23,7 +23,7 @@ export {
   defaultMigrationsFolder,
   type MigrateOptions,
   type MigrateResult,
-} from './migrate.js';
+} from './migration/migrate.js';
 export { PostgresStore, type PostgresStoreOptions } from './store.js';
 export type * from './contract/index.js';
 export { connectStore, type StoreConnection, type StoreConnectionOptions } from './connect.js';
@@ -32,18 +32,11 @@ export {
   type MigrationStatus,
   type MigrationState,
   type MigrationStatusOptions,
-} from './migration-status.js';
-export {
-  runOfDefinition,
-  runOfJob,
-  type NewRun,
-  type NewStep,
-  type NewRunOptions,
-  type NewJobOptions,
-} from './submission/new-runs.js';
+} from './migration/migration-status.js';
+export { runOfDefinition, runOfJob } from './tables/runs/new-runs.js';
 export { Notifier, NotifierHealthCheckMs, type NotifierOptions } from './db/notifier.js';
 export { Channels } from './db/channels.js';
-export { uuidv7, isUuid } from './ids.js';
+export { uuidv7, isUuid } from './db/ids.js';
 export { QueueMetricsDefaults } from './reads/collect-queue-metrics.js';
 export { tablesIn, type Tables } from './db/tables.js';
 export { withTransaction, isRetryableTransactionError } from './db/transaction.js';

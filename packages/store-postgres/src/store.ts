@@ -39,7 +39,7 @@ import type {
   Subscription,
   UnservedStepsSweep,
 } from './contract/index.js';
-import { checkSchema } from './db/check-schema.js';
+import { checkSchema } from './migration/check-schema.js';
 import { redactUrl, toStoreError, type DatabaseTarget } from './db/driver-errors.js';
 import { Executor, type Queryable } from './db/executor.js';
 import { StatementCompiler } from './db/statement.js';
@@ -51,30 +51,30 @@ import { fail } from './execution/fail.js';
 import { heartbeat } from './execution/heartbeat.js';
 import { release } from './execution/release.js';
 import { snooze } from './execution/snooze.js';
-import { attemptLeadership } from './maintenance/attempt-leadership.js';
+import { attemptLeadership } from './tables/workers/attempt-leadership.js';
 import { failUnservedSteps } from './maintenance/fail-unserved-steps.js';
 import { reclaimExpired } from './maintenance/reclaim-expired.js';
-import { removeWorker } from './maintenance/remove-worker.js';
-import { resignLeadership } from './maintenance/resign-leadership.js';
-import { upsertWorker } from './maintenance/upsert-worker.js';
-import { defaultMigrationsFolder } from './migrate.js';
-import { deleteFinishedRuns } from './maintenance/delete-finished-runs.js';
+import { removeWorker } from './tables/workers/remove-worker.js';
+import { resignLeadership } from './tables/workers/resign-leadership.js';
+import { upsertWorker } from './tables/workers/upsert-worker.js';
+import { defaultMigrationsFolder } from './migration/migrate.js';
+import { deleteFinishedRuns } from './tables/runs/delete-finished-runs.js';
 import { expireRunDeadlines } from './maintenance/expire-run-deadlines.js';
-import { cancelRun } from './operator/cancel-run.js';
+import { cancelRun } from './settlement/cancel-run-tree.js';
 import { listExhausted } from './operator/list-exhausted.js';
 import { collectQueueMetrics } from './reads/collect-queue-metrics.js';
 import { pauseRun } from './operator/pause-run.js';
 import { redrive } from './operator/redrive.js';
 import { resumeRun } from './operator/resume-run.js';
 import { retryRun } from './operator/retry-run.js';
-import { TerminalRunStates } from './operator/terminal-run-states.js';
+import { TerminalRunStates } from './tables/terminal-states.js';
 import { readEvents, readLeafOutputs, readNodeOutput, readSteps } from './reads/read-steps.js';
 import { readNodeFacts } from './reads/read-node-facts.js';
 import { readRun, readRunPage, readRuns } from './reads/read-runs.js';
-import { readEngineGauges } from './metrics/read-engine-gauges.js';
-import { findStoredDefinition } from './schedules/find-stored-definition.js';
+import { readEngineGauges } from './reads/read-engine-gauges.js';
+import { findStoredDefinition } from './tables/workflows/find-stored-definition.js';
 import { backfillSchedule } from './schedules/backfill-schedule.js';
-import { databaseNow } from './schedules/database-now.js';
+import { databaseNow } from './db/database-now.js';
 import { fireDueSchedules } from './schedules/fire-due-schedules.js';
 import {
   getSchedule,
@@ -84,16 +84,16 @@ import {
   resumeSchedule,
   upsertSchedule,
 } from './schedules/schedule-commands.js';
-import { settleChain } from './settlement/settle-chain.js';
+import { settleChain } from './settlement/settle-follow-ups.js';
 import { settleMarkedRun } from './settlement/settle-marked-run.js';
 import { settlePending } from './settlement/settle-pending.js';
-import type { NewRun } from './submission/new-runs.js';
-import { registerWorkflows } from './submission/register-workflows.js';
-import { submit } from './submission/submit.js';
-import { settleParentOf } from './children/settle-parent-of.js';
-import { startSubmittedChildren } from './children/start-submitted-children.js';
-import { deliverSignal } from './waits/deliver-signal.js';
-import { fireDueWaits } from './waits/fire-due-waits.js';
+import type { NewRun } from './contract/new-run.js';
+import { registerWorkflows } from './tables/workflows/register-workflows.js';
+import { submit } from './tables/runs/insert-new-runs.js';
+import { settleParentOf } from './settlement/settle-parent-of.js';
+import { startSubmittedChildren } from './settlement/start-submitted-children.js';
+import { deliverSignal } from './submission/deliver-signal.js';
+import { fireDueWaits } from './maintenance/fire-due-waits.js';
 
 /** Options of a {@link PostgresStore}. */
 export interface PostgresStoreOptions {

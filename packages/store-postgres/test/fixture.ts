@@ -6,9 +6,10 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { expectEventsFollowTable, useTestDatabase } from '@cyclone/test-db';
-import type { RunRecord, StepRecord } from '../src/db/rows.js';
+import type { RunRecord, StepRecord } from '../src/schema/rows.js';
 import { PostgresStore } from '../src/store.js';
-import { runOfJob, type NewJobOptions, type NewRun } from '../src/submission/new-runs.js';
+import type { NewJobOptions, NewRun } from '../src/contract/new-run.js';
+import { runOfJob } from '../src/tables/runs/new-runs.js';
 
 /** Sets up the fixture; call at the top of a test file. */
 export function useStore() {

@@ -1,9 +1,16 @@
 import type { WorkflowDefinition } from '@cyclone/core';
 import type { SchemaCheck } from './schema-check.js';
-import type { DueWaitsResult } from '../waits/fire-due-waits.js';
-
-export type { DueWaitsResult } from '../waits/fire-due-waits.js';
 import type { ScheduleMaintenance } from './schedule-store.js';
+
+/** What one pass of {@link MaintenanceStore.fireDueWaits} did. */
+export interface DueWaitsResult {
+  /** Timers fired (`waiting_timer -> completed`). */
+  readonly fired: number;
+  /** Signal waits whose max wait lapsed (`waiting_signal -> completed`, `timedOut`). */
+  readonly lapsed: number;
+  /** Child nodes whose max wait lapsed (`waiting_child -> discarded`, their child runs cancelled). */
+  readonly childrenLapsed: number;
+}
 
 /** What {@link MaintenanceStore.failUnservedSteps} needs. */
 export interface UnservedStepsSweep {

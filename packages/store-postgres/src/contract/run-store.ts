@@ -1,7 +1,6 @@
 import type { NodeFacts, RunState, RunStatus, StepEvent, StepStatus } from '@cyclone/core';
-import type { NewRun } from '../submission/new-runs.js';
-import type { SignalDelivery, SignalReceipt } from '../waits/deliver-signal.js';
-import type { Queryable } from '../db/executor.js';
+import type { NewRun } from './new-run.js';
+import type { Queryable } from './queryable.js';
 import type { SchemaCheck } from './schema-check.js';
 
 /** What {@link RunCommands.submit} returns for each run. */
@@ -39,6 +38,24 @@ export interface RunPage {
   readonly nextCursor?: string;
 }
 
+/** A validated signal: its name checked, its payload encoded. */
+export interface SignalDelivery {
+  readonly runId: string;
+  readonly name: string;
+  /** The payload, already encoded as JSON text. */
+  readonly payloadJson: string;
+  /** The sender's id: the same id twice in a run is delivered once. */
+  readonly signalId?: string | null;
+}
+
+/** What a delivery did. */
+export interface SignalReceipt {
+  /** True when the run already had a signal with this id; nothing was written. */
+  readonly duplicate: boolean;
+  /** The node that consumed the signal, or null while it is buffered for a later node. */
+  readonly consumedBy: string | null;
+}
+
 /** The writes an application or an operator makes on runs. */
 export interface RunCommands {
   /**
@@ -55,8 +72,6 @@ export interface RunCommands {
    */
   signal(delivery: SignalDelivery): Promise<SignalReceipt>;
 }
-
-export type { SignalDelivery, SignalReceipt } from '../waits/deliver-signal.js';
 
 /** Reads of runs, steps and events. None of them writes. */
 export interface RunReads extends SchemaCheck {

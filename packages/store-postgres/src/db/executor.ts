@@ -1,11 +1,10 @@
 import type pg from 'pg';
 import { orderedValues, type Statement, type StatementCompiler } from './statement.js';
+import type { Queryable } from '../contract/queryable.js';
 import type { Tables } from './tables.js';
 import { withTransaction } from './transaction.js';
 import { retryOnConflict } from './retry.js';
 
-/** Anything that runs a query: a pool, or a client inside a transaction. */
-export type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
 
 /**
  * Runs Cyclone's statements as named prepared statements: Postgres parses and plans each one once
@@ -80,3 +79,5 @@ export class Executor {
     });
   }
 }
+
+export type { Queryable } from '../contract/queryable.js';

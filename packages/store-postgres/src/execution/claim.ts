@@ -1,7 +1,7 @@
 import type { ClaimedStep, ClaimRequest } from '../contract/worker-store.js';
 import type { Executor } from '../db/executor.js';
-import { claimChangeParams } from './claim-change.js';
-import { claimSteps } from './claim-steps.js';
+import { claimChangeParams } from '../tables/steps/claim-change.js';
+import { claimSteps } from '../tables/steps/claim-steps.js';
 
 /** Claims available steps of the given kinds for a worker. */
 export async function claim(db: Executor, request: ClaimRequest): Promise<ClaimedStep[]> {

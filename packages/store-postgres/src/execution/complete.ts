@@ -1,10 +1,10 @@
 import { StepState, StepTrigger, stepChange } from '@cyclone/core';
 import type { Completion } from '../contract/worker-store.js';
 import type { Executor } from '../db/executor.js';
-import { singleFrom } from '../db/single-from.js';
-import { settleChain } from '../settlement/settle-chain.js';
-import { afterCompletion } from './after-completion.js';
-import { completeSteps, type CompleteStepsParams } from './complete-steps.js';
+import { singleFrom } from '../tables/changes.js';
+import { settleChain } from '../settlement/settle-follow-ups.js';
+import { afterCompletion } from '../tables/steps/after-completion.js';
+import { completeSteps, type CompleteStepsParams } from '../tables/steps/complete-steps.js';
 
 const complete = stepChange(StepTrigger.Complete, StepState.Completed);
 

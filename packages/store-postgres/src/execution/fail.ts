@@ -1,7 +1,7 @@
 import { ErrorKind, StepState, StepTrigger, stepChange } from '@cyclone/core';
 import type { Failure, FailureOutcome } from '../contract/worker-store.js';
 import type { Executor } from '../db/executor.js';
-import { discard } from './discard.js';
+import { discard } from '../settlement/discard-and-settle.js';
 import { requeue } from './requeue.js';
 
 const discardPermanent = stepChange(StepTrigger.PermanentError, StepState.Exhausted);

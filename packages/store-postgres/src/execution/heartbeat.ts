@@ -1,6 +1,6 @@
 import type { HeldStep } from '../contract/worker-store.js';
 import type { Executor } from '../db/executor.js';
-import { heartbeatSteps } from './heartbeat-steps.js';
+import { heartbeatSteps } from '../tables/steps/heartbeat-steps.js';
 
 /** Extends the leases of held steps; returns the ids still held (the others were lost). */
 export async function heartbeat(

@@ -1,7 +1,7 @@
 import { RunState, StepState, StepTrigger, stepChange, type StepChange } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { singleFrom } from '../db/single-from.js';
-import { rescheduleStep } from './reschedule-step.js';
+import { singleFrom } from '../tables/changes.js';
+import { rescheduleStep } from '../tables/steps/reschedule-step.js';
 
 /** The triggers that give a running step back to the queue. */
 export type RequeueTrigger =

@@ -8,12 +8,12 @@ import {
   stepChange,
 } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { endRunSteps } from '../operator/cancel-run-steps.js';
-import { moveRun } from '../operator/move-run.js';
-import { TerminalStepStates } from '../operator/terminal-step-states.js';
-import { lockRun } from '../settlement/lock-run.js';
-import { findExpiredRuns } from './find-expired-runs.js';
-import { cancelChildRuns } from '../children/cancel-child-runs.js';
+import { endRunSteps } from '../tables/steps/end-run-steps.js';
+import { moveRun } from '../tables/runs/move-run.js';
+import { TerminalStepStates } from '../tables/steps/terminal-step-states.js';
+import { lockRun } from '../tables/runs/lock-run.js';
+import { findExpiredRuns } from '../tables/runs/find-expired-runs.js';
+import { cancelChildRuns } from '../settlement/cancel-child-runs.js';
 
 const discardForDeadline = stepChange(StepTrigger.RunDeadline, StepState.Exhausted);
 const failForDeadline = runChange(RunTrigger.RunDeadline, RunState.Failed);

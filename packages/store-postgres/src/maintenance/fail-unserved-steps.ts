@@ -1,13 +1,13 @@
 import { ErrorKind, StepState, StepTrigger, stepChange } from '@cyclone/core';
 import type { UnservedStepsSweep } from '../contract/maintenance-store.js';
 import type { Executor } from '../db/executor.js';
-import { claimChangeParams } from '../execution/claim-change.js';
-import { discardParams } from '../execution/discard.js';
-import { discardStep } from '../execution/discard-step.js';
-import { lockRunOfStep } from '../settlement/lock-run-of-step.js';
+import { claimChangeParams } from '../tables/steps/claim-change.js';
+import { discardParams } from '../settlement/discard-and-settle.js';
+import { discardStep } from '../tables/steps/discard-step.js';
+import { lockRunOfStep } from '../tables/runs/lock-run-of-step.js';
 import { settleRun } from '../settlement/settle-run.js';
-import { claimStep } from './claim-step.js';
-import { findUnservedSteps } from './find-unserved-steps.js';
+import { claimStep } from '../tables/steps/claim-step.js';
+import { findUnservedSteps } from '../tables/steps/find-unserved-steps.js';
 
 const discardPermanent = stepChange(StepTrigger.PermanentError, StepState.Exhausted);
 

@@ -1,9 +1,9 @@
 import { ErrorKind, RunState, StepState, StepTrigger, stepChange } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { singleFrom } from '../db/single-from.js';
-import { discard } from '../execution/discard.js';
-import { findReclaimLimited } from './find-reclaim-limited.js';
-import { reclaimExpiredLeases } from './reclaim-expired-leases.js';
+import { singleFrom } from '../tables/changes.js';
+import { discard } from '../settlement/discard-and-settle.js';
+import { findReclaimLimited } from '../tables/steps/find-reclaim-limited.js';
+import { reclaimExpiredLeases } from '../tables/steps/reclaim-expired-leases.js';
 
 const reclaim = stepChange(StepTrigger.Reclaim, StepState.Available);
 const reclaimPaused = stepChange(StepTrigger.Reclaim, StepState.Paused);

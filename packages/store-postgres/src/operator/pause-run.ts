@@ -8,11 +8,11 @@ import {
   stepChange,
 } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { lockRun } from '../settlement/lock-run.js';
-import { moveRun } from './move-run.js';
-import { pauseSteps } from './pause-steps.js';
-import { assertRunMove } from './refusal.js';
-import { TerminalStepStates } from './terminal-step-states.js';
+import { lockRun } from '../tables/runs/lock-run.js';
+import { moveRun } from '../tables/runs/move-run.js';
+import { pauseSteps } from '../tables/steps/pause-steps.js';
+import { assertRunMove } from '../settlement/run-refusal.js';
+import { TerminalStepStates } from '../tables/steps/terminal-step-states.js';
 
 const pauseStep = stepChange(StepTrigger.Pause, StepState.Paused);
 const pauseRunChange = runChange(RunTrigger.Pause, RunState.Paused);

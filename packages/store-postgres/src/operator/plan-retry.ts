@@ -1,5 +1,5 @@
 import { decideRunOutcome, RunState, StepState, StepTrigger } from '@cyclone/core';
-import type { RunNodeRow } from '../settlement/load-run-nodes.js';
+import type { RunNodeRow } from '../tables/steps/load-run-nodes.js';
 
 /** What a retry writes: the discarded nodes it retries and the cancelled nodes it reopens. */
 export interface RetryPlan {

@@ -11,14 +11,14 @@ import {
   type NodeType as NodeTypeValue,
 } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { singleFrom } from '../db/single-from.js';
-import { lockRun } from '../settlement/lock-run.js';
+import { singleFrom } from '../tables/changes.js';
+import { lockRun } from '../tables/runs/lock-run.js';
 import { settleRun } from '../settlement/settle-run.js';
-import { moveRun } from './move-run.js';
-import { promoteReady } from './promote-ready.js';
-import { assertRunMove } from './refusal.js';
-import { resumeSteps } from './resume-steps.js';
-import { TerminalStepStates } from './terminal-step-states.js';
+import { moveRun } from '../tables/runs/move-run.js';
+import { promoteReady } from '../tables/steps/promote-ready.js';
+import { assertRunMove } from '../settlement/run-refusal.js';
+import { resumeSteps } from '../tables/steps/resume-steps.js';
+import { TerminalStepStates } from '../tables/steps/terminal-step-states.js';
 
 const resumeRunChange = runChange(RunTrigger.Resume, RunState.Running);
 const toAvailable = stepChange(StepTrigger.Resume, StepState.Available);

@@ -1,5 +1,5 @@
 import { StepState, WorkflowNodeType, type RunState } from '@cyclone/core';
-import type { StepRecord } from '../db/rows.js';
+import type { StepRecord } from '../schema/rows.js';
 import type { Executor } from '../db/executor.js';
 import { defineStatement } from '../db/statement.js';
 

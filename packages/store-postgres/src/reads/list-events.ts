@@ -1,12 +1,12 @@
 import type { Executor } from '../db/executor.js';
-import type { EventRecord } from '../db/rows.js';
+import type { EventRecord } from '../schema/rows.js';
 import { defineStatement } from '../db/statement.js';
 import {
   CompletedEventId,
   runCompleted,
   runSubmitted,
   SubmittedEventId,
-} from './run-row-events.js';
+} from '../tables/events/run-row-events.js';
 
 /** Which events to list. */
 export interface ListEventsParams {

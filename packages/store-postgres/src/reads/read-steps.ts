@@ -1,7 +1,7 @@
 import type { StepEvent, StepStatus } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { getLeafOutputs, type LeafOutputRow } from './get-leaf-outputs.js';
-import { getNodeOutput } from './get-node-output.js';
+import { getLeafOutputs, type LeafOutputRow } from '../tables/steps/get-leaf-outputs.js';
+import { getNodeOutput } from '../tables/steps/get-node-output.js';
 import { listEvents } from './list-events.js';
 import { listSteps } from './list-steps.js';
 import { toStepEvent, toStepStatus } from './to-status.js';

@@ -1,4 +1,4 @@
-import type { RunRecord, StepRecord } from '../db/rows.js';
+import type { RunRecord, StepRecord } from '../schema/rows.js';
 import type { Tables } from '../db/tables.js';
 
 /**

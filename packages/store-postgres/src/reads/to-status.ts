@@ -1,5 +1,5 @@
 import type { ChildRunSummary, RunStatus, StepEvent, StepStatus } from '@cyclone/core';
-import type { EventRecord } from '../db/rows.js';
+import type { EventRecord } from '../schema/rows.js';
 import type { RunReadRow, StepReadRow } from './run-columns.js';
 
 /** Maps a run row to the public {@link RunStatus}. */

@@ -1,10 +1,10 @@
 import { cronFiresBetween, MaxFiresPerCall, ValidationError } from '@cyclone/core';
 import type { BackfillResult } from '../contract/schedule-store.js';
 import type { Executor } from '../db/executor.js';
-import { submit } from '../submission/submit.js';
-import { claimBackfillFires } from './claim-backfill-fires.js';
-import { databaseNow } from './database-now.js';
-import { lockScheduleRow } from './get-schedule.js';
+import { submit } from '../tables/runs/insert-new-runs.js';
+import { claimBackfillFires } from '../tables/schedules/claim-backfill-fires.js';
+import { databaseNow } from '../db/database-now.js';
+import { lockScheduleRow } from '../tables/schedules/get-schedule.js';
 import { resolveScheduleTarget } from './schedule-target.js';
 
 /**

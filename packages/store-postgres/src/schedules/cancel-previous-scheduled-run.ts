@@ -1,6 +1,6 @@
 import { RunState, RunTrigger, runChange } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { cancelRunIfActive } from '../operator/cancel-run.js';
+import { cancelRunIfActive } from '../settlement/cancel-run-tree.js';
 
 const cancelRun = runChange(RunTrigger.Cancel, RunState.Cancelled);
 

@@ -2,8 +2,8 @@ import { describeThrown } from '@cyclone/core';
 import type { FireDueSchedulesPass, FireDueSchedulesResult } from '../contract/schedule-store.js';
 import type { Executor } from '../db/executor.js';
 import { fireSchedule } from './fire-schedule.js';
-import { lockDueSchedule } from './lock-due-schedule.js';
-import { recordScheduleFailure } from './record-schedule-failure.js';
+import { lockDueSchedule } from '../tables/schedules/lock-due-schedule.js';
+import { recordScheduleFailure } from '../tables/schedules/record-schedule-failure.js';
 
 /**
  * One pass of the schedules scanner: each due enabled schedule is locked (FOR UPDATE SKIP LOCKED)

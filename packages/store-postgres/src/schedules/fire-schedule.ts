@@ -7,13 +7,13 @@ import {
 } from '@cyclone/core';
 import type { FireOutcome } from '../contract/schedule-store.js';
 import type { Executor } from '../db/executor.js';
-import { lockRun } from '../settlement/lock-run.js';
-import { submit } from '../submission/submit.js';
-import { advanceSchedule } from './advance-schedule.js';
+import { lockRun } from '../tables/runs/lock-run.js';
+import { submit } from '../tables/runs/insert-new-runs.js';
+import { advanceSchedule } from '../tables/schedules/advance-schedule.js';
 import { cancelPreviousScheduledRun } from './cancel-previous-scheduled-run.js';
-import { insertFires } from './insert-fires.js';
+import { insertFires } from '../tables/schedules/insert-fires.js';
 import { resolveScheduleTarget } from './schedule-target.js';
-import type { ScheduleRow } from './schedule-row.js';
+import type { ScheduleRow } from '../tables/schedules/schedule-row.js';
 
 /** How many fires of each outcome one schedule's pass recorded. */
 export type FireCounts = Record<FireOutcome, number>;

@@ -1,15 +1,15 @@
 import { nextCronFire } from '@cyclone/core';
 import type { ScheduleFire, ScheduleStatus, ScheduleUpsert } from '../contract/schedule-store.js';
 import type { Executor } from '../db/executor.js';
-import { databaseNow } from './database-now.js';
-import { getScheduleRow, lockScheduleRow } from './get-schedule.js';
-import { listScheduleFireRows } from './list-schedule-fires.js';
-import { listScheduleRows } from './list-schedules.js';
-import { pauseScheduleRow } from './pause-schedule.js';
-import { resumeScheduleRow } from './resume-schedule.js';
-import { toScheduleFire, toScheduleStatus } from './schedule-row.js';
-import { storeDefinition } from './store-definition.js';
-import { upsertScheduleRow } from './upsert-schedule.js';
+import { databaseNow } from '../db/database-now.js';
+import { getScheduleRow, lockScheduleRow } from '../tables/schedules/get-schedule.js';
+import { listScheduleFireRows } from '../tables/schedules/list-schedule-fires.js';
+import { listScheduleRows } from '../tables/schedules/list-schedules.js';
+import { pauseScheduleRow } from '../tables/schedules/pause-schedule.js';
+import { resumeScheduleRow } from '../tables/schedules/resume-schedule.js';
+import { toScheduleFire, toScheduleStatus } from '../tables/schedules/schedule-row.js';
+import { storeDefinition } from '../tables/workflows/store-definition.js';
+import { upsertScheduleRow } from '../tables/schedules/upsert-schedule.js';
 
 /**
  * Creates or replaces a schedule, in one transaction with the definition it names (stored by

@@ -1,8 +1,9 @@
 import { describeThrown, parseWorkflowDefinition, type WorkflowDefinition } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { runOfDefinition, runOfJob, type NewRun } from '../submission/new-runs.js';
-import { findStoredDefinition } from './find-stored-definition.js';
-import type { ScheduleRow } from './schedule-row.js';
+import type { NewRun } from '../contract/new-run.js';
+import { runOfDefinition, runOfJob } from '../tables/runs/new-runs.js';
+import { findStoredDefinition } from '../tables/workflows/find-stored-definition.js';
+import type { ScheduleRow } from '../tables/schedules/schedule-row.js';
 
 /** What a schedule's fires submit: a way to build each run, or why none can be built. */
 export type ScheduleTarget =

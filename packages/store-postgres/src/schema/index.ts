@@ -24,4 +24,4 @@ export { cycloneScheduleFires, FIRE_OUTCOMES } from './schedule-fires.js';
 export { cycloneLeaders } from './leases.js';
 export { cycloneWorkers } from './workers.js';
 export { cycloneSettlements } from './settlements.js';
-export type { RowOf, RunRecord, StepRecord, EventRecord } from '../db/rows.js';
+export type { RowOf, RunRecord, StepRecord, EventRecord } from './rows.js';

@@ -1,5 +1,5 @@
 import type { Executor } from '../db/executor.js';
-import { clearSettlement } from './clear-settlement.js';
+import { clearSettlement } from '../tables/outbox/clear-settlement.js';
 import { settleRun } from './settle-run.js';
 
 /**

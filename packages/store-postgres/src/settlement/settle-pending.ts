@@ -1,6 +1,6 @@
 import type { Executor } from '../db/executor.js';
-import { findPendingSettlements } from './find-pending-settlements.js';
-import { settleChain } from './settle-chain.js';
+import { findPendingSettlements } from '../tables/outbox/find-pending-settlements.js';
+import { settleChain } from './settle-follow-ups.js';
 import { settleMarkedRun } from './settle-marked-run.js';
 
 /**

@@ -11,14 +11,14 @@ import {
   type RunChange,
 } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { cancelSteps } from './cancel-steps.js';
-import { loadRunNodes } from './load-run-nodes.js';
-import { lockRun } from './lock-run.js';
-import { setRunState } from './set-run-state.js';
-import { advanceWaits } from '../waits/advance-waits.js';
-import { advanceChildren } from '../children/advance-children.js';
-import { cancelChildRuns } from '../children/cancel-child-runs.js';
-import { advanceFanOuts } from '../fan-out/advance-fan-outs.js';
+import { cancelSteps } from '../tables/steps/cancel-steps.js';
+import { loadRunNodes } from '../tables/steps/load-run-nodes.js';
+import { lockRun } from '../tables/runs/lock-run.js';
+import { setRunState } from '../tables/runs/set-run-state.js';
+import { advanceWaits } from './advance-waits.js';
+import { advanceChildren } from './advance-children.js';
+import { cancelChildRuns } from './cancel-child-runs.js';
+import { advanceFanOuts } from './advance-fan-outs.js';
 
 // Every write below is one of these changes; the table refuses an illegal one at import.
 const cancelByFailFast = stepChange(StepTrigger.FailFast, StepState.Cancelled);

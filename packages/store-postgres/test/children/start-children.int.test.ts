@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { workflow } from '@cyclone/core';
-import { MaxChildDepth } from '../../src/children/start-child-run.js';
-import { runOfDefinition } from '../../src/submission/new-runs.js';
+import { MaxChildDepth } from '../../src/settlement/start-child-run.js';
+import { runOfDefinition } from '../../src/tables/runs/new-runs.js';
 import { claimOne, useStore } from '../fixture.js';
 
 const fx = useStore();

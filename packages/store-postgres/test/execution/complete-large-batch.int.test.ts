@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { expect, it } from 'vitest';
 import { Channels } from '../../src/db/channels.js';
-import { runOfJob } from '../../src/submission/new-runs.js';
+import { runOfJob } from '../../src/tables/runs/new-runs.js';
 import { until, useStore } from '../fixture.js';
 
 const fx = useStore();

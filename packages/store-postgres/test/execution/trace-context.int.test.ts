@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runOfJob } from '../../src/submission/new-runs.js';
+import { runOfJob } from '../../src/tables/runs/new-runs.js';
 import { claimOne, useStore } from '../fixture.js';
 
 const fx = useStore();

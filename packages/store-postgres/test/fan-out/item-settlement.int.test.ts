@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { workflow } from '@cyclone/core';
-import { runOfDefinition } from '../../src/submission/new-runs.js';
+import { runOfDefinition } from '../../src/tables/runs/new-runs.js';
 import { claimOne, until, useStore } from '../fixture.js';
 
 const fx = useStore();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AlreadyTerminalError, NotFoundError, workflow } from '@cyclone/core';
-import { runOfDefinition, runOfJob } from '../../src/submission/new-runs.js';
+import { runOfDefinition, runOfJob } from '../../src/tables/runs/new-runs.js';
 import { claimOne, useStore } from '../fixture.js';
 import { statesOf, stepOf } from './helpers.js';
 

@@ -1,5 +1,5 @@
 import { workflow } from '@cyclone/core';
-import { runOfDefinition } from '../../src/submission/new-runs.js';
+import { runOfDefinition } from '../../src/tables/runs/new-runs.js';
 import { claimOne, type StoreFixture } from '../fixture.js';
 
 /** A failure of a claimed step, as the worker reports it. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AlreadyPausedError, AlreadyTerminalError, NotPausedError, workflow } from '@cyclone/core';
-import { runOfDefinition } from '../../src/submission/new-runs.js';
+import { runOfDefinition } from '../../src/tables/runs/new-runs.js';
 import { claimOne, useStore } from '../fixture.js';
 import { failure, statesOf, stepOf } from './helpers.js';
 

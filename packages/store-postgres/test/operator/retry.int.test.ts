@@ -7,7 +7,7 @@ import {
   RetryAdditionalAttempts,
   workflow,
 } from '@cyclone/core';
-import { runOfDefinition } from '../../src/submission/new-runs.js';
+import { runOfDefinition } from '../../src/tables/runs/new-runs.js';
 import { claimOne, useStore } from '../fixture.js';
 import { failedRun, failure, statesOf, stepOf } from './helpers.js';
 

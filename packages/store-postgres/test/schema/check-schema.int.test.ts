@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isCycloneError } from '@cyclone/core';
 import { expectEventsFollowTable, useTestDatabase } from '@cyclone/test-db';
 import { connectStore } from '../../src/connect.js';
-import { shippedMigrations } from '../../src/db/migration-journal.js';
-import { defaultMigrationsFolder } from '../../src/migrate.js';
+import { shippedMigrations } from '../../src/migration/migration-journal.js';
+import { defaultMigrationsFolder } from '../../src/migration/migrate.js';
 import { PostgresStore } from '../../src/store.js';
-import { runOfJob } from '../../src/submission/new-runs.js';
+import { runOfJob } from '../../src/tables/runs/new-runs.js';
 
 const db = useTestDatabase();
 let pool: pg.Pool;

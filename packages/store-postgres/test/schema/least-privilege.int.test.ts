@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '@cyclone/test-db';
-import { migrate } from '../../src/migrate.js';
+import { migrate } from '../../src/migration/migrate.js';
 import { PostgresStore } from '../../src/store.js';
 
 const db = useTestDatabase();

@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '@cyclone/test-db';
-import { migrate } from '../../src/migrate.js';
+import { migrate } from '../../src/migration/migrate.js';
 import { PostgresStore } from '../../src/store.js';
-import { runOfJob } from '../../src/submission/new-runs.js';
+import { runOfJob } from '../../src/tables/runs/new-runs.js';
 
 const db = useTestDatabase();
 let pool: pg.Pool;

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { runOfJob } from '../../src/submission/new-runs.js';
+import { runOfJob } from '../../src/tables/runs/new-runs.js';
 import { claimOne, until, useStore } from '../fixture.js';
 
 const fx = useStore();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { workflow } from '@cyclone/core';
-import { runOfDefinition, runOfJob } from '../../src/submission/new-runs.js';
+import { runOfDefinition, runOfJob } from '../../src/tables/runs/new-runs.js';
 import { useStore } from '../fixture.js';
 
 const fx = useStore();

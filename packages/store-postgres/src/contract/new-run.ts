@@ -1,0 +1,61 @@
+import type { BackoffPolicy, WorkflowDefinition } from '@cyclone/core';
+
+/** A step row to insert at submit. */
+export interface NewStep {
+  readonly id: string;
+  readonly node: string;
+  readonly nodeType: string;
+  readonly kind: string | null;
+  readonly state: string;
+  readonly dependsOn: readonly string[];
+  readonly onDepFailure: string;
+  readonly maxAttempts: number;
+  readonly timeoutMs: number | null;
+  readonly backoff: BackoffPolicy | null;
+  readonly delayMs: number | null;
+  /** An absolute time to become claimable at (wins over `delayMs`); kept as given. */
+  readonly runAt?: Date | null;
+  readonly waitSignals: readonly string[] | null;
+  readonly waitN: number | null;
+  readonly maxWaitMs: number | null;
+  readonly waitForMs: number | null;
+  readonly maxParallel: number | null;
+}
+
+/** A run to insert at submit, with all of its steps. */
+export interface NewRun {
+  readonly id: string;
+  readonly workflow: string;
+  /** The definition (null for a standalone job), stored once per hash. */
+  readonly definition: WorkflowDefinition | null;
+  /** The run input, already encoded and validated as JSON text. */
+  readonly inputJson: string;
+  readonly idempotencyKey: string | null;
+  readonly deadlineMs: number | null;
+  readonly maxReclaims: number | null;
+  readonly parentRunId: string | null;
+  readonly parentStepId: string | null;
+  /** The submitter's W3C trace context (`traceparent`, `tracestate`), or null. */
+  readonly traceContext?: Readonly<Record<string, string>> | null;
+  readonly steps: readonly NewStep[];
+}
+
+/** Run-level options of a submission. */
+export interface NewRunOptions {
+  readonly idempotencyKey?: string | null;
+  readonly deadlineMs?: number | null;
+  readonly maxReclaims?: number | null;
+  readonly parentRunId?: string | null;
+  readonly parentStepId?: string | null;
+  readonly traceContext?: Readonly<Record<string, string>> | null;
+}
+
+/** Options of a standalone job. */
+export interface NewJobOptions extends NewRunOptions {
+  readonly maxAttempts?: number;
+  readonly timeoutMs?: number | null;
+  readonly delayMs?: number | null;
+  /** Claimable from this absolute time (the caller's Date is stored as is). */
+  readonly runAt?: Date | null;
+  readonly backoff?: BackoffPolicy | null;
+}

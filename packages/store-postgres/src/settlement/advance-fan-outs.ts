@@ -1,0 +1,87 @@
+import { ErrorKind, NodeType, RunState, StepState } from '@cyclone/core';
+import type { Executor } from '../db/executor.js';
+import { singleFrom } from '../tables/changes.js';
+import { collectItemOutputs } from '../tables/items/collect-item-outputs.js';
+import { finishFanOut } from './finish-fan-out.js';
+import { expandFanOut } from './expand-fan-out.js';
+import { failFanOutNode } from './fail-fan-out.js';
+import { InProgressItemStates, releaseItem, UnfinishedItemStates } from '../tables/items/fan-out-changes.js';
+import { findFanOuts, type OpenFanOutRow } from '../tables/items/find-fan-outs.js';
+import { readFanOutProgress } from '../tables/items/read-fan-out-progress.js';
+import { releaseItems } from '../tables/items/release-items.js';
+
+/** What a pass over a run's fan-out nodes did. */
+export interface FanOutAdvance {
+  /**
+   * Whether a fan-out node reached a terminal state: its dependents may now be ready (a wait, or
+   * another fan-out), so the settlement goes round again.
+   */
+  readonly ended: boolean;
+}
+
+/**
+ * Moves a run's fan-out nodes on, as part of settling it (under its lock, in the settlement's
+ * transaction): expands each node whose dependencies completed, and for each expanded one
+ * discards it when an item task was discarded (with that item's error kind, cancelling the
+ * others), completes it with the item outputs once every item completed, or else releases
+ * waiting items into the free places of its limit. A paused run expands (items paused within the
+ * limit) and may finish a node, but releases nothing: it starts no new work.
+ */
+export async function advanceFanOuts(
+  db: Executor,
+  runId: string,
+  runState: RunState,
+): Promise<FanOutAdvance> {
+  const nodes = await findFanOuts(db, {
+    runId,
+    fanOutType: NodeType.FanOut,
+    pendingState: StepState.Pending,
+  });
+  const paused = runState === RunState.Paused;
+  let ended = false;
+  for (const node of nodes) {
+    const outcome = node.expanded
+      ? await progress(db, node, paused)
+      : await expandFanOut(db, runId, node, paused);
+    if (outcome === 'completed' || outcome === 'discarded') ended = true;
+  }
+  return { ended };
+}
+
+async function progress(
+  db: Executor,
+  node: OpenFanOutRow,
+  paused: boolean,
+): Promise<'completed' | 'discarded' | 'moved-on' | 'released'> {
+  const state = await readFanOutProgress(db, {
+    nodeId: node.id,
+    countInProgress: node.max_parallel !== null,
+    inProgressStates: InProgressItemStates,
+    unfinishedStates: UnfinishedItemStates,
+    discardedState: StepState.Exhausted,
+  });
+  if (state.discarded_index !== null) {
+    const failed = await failFanOutNode(db, node.id, {
+      errorKind: state.discarded_kind ?? ErrorKind.Permanent,
+      error: `item ${state.discarded_index} was discarded: ${state.discarded_error ?? 'no error recorded'}`,
+      detail: { itemIndex: state.discarded_index },
+    });
+    return failed ? 'discarded' : 'moved-on';
+  }
+  if (!state.unfinished) {
+    return finishFanOut(db, node.id, await collectItemOutputs(db, { nodeId: node.id }));
+  }
+  // Without a limit every item was inserted available; only items a retry reopened wait.
+  if (paused || (node.max_parallel !== null && state.in_progress >= node.max_parallel)) {
+    return 'moved-on';
+  }
+  await releaseItems(db, {
+    nodeId: node.id,
+    inProgressStates: InProgressItemStates,
+    toState: releaseItem.to,
+    fromStates: releaseItem.from,
+    eventFrom: singleFrom(releaseItem),
+    trigger: releaseItem.trigger,
+  });
+  return 'released';
+}

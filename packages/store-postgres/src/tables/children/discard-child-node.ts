@@ -1,0 +1,56 @@
+import type { Executor } from '../../db/executor.js';
+import { defineStatement } from '../../db/statement.js';
+
+/** The child node to discard, the change and what it records. */
+export interface DiscardChildNodeParams {
+  stepId: string;
+  toState: string;
+  fromStates: readonly string[];
+  eventFrom: string;
+  trigger: string;
+  errorKind: string;
+  error: string;
+}
+
+/** The discarded node, with the child run it had started (null when none). */
+export interface DiscardedChildRow {
+  id: string;
+  run_id: string;
+  child_run_id: string | null;
+}
+
+/**
+ * Discards a waiting child node (its child run gave no result, its maxWait lapsed, its workflow is
+ * unknown): the error recorded, counted off its run's open steps, a `step_discarded` event. The
+ * run-state rule then applies in the same transaction (fail-fast, branch cancellation). Runs under
+ * the run's lock.
+ */
+const statement = defineStatement<DiscardChildNodeParams, DiscardedChildRow>(
+  'discard-child-node',
+  (t, p) => `
+WITH discarded AS (
+  UPDATE ${t.steps} s
+  SET state = ${p.toState}::text, error_kind = ${p.errorKind}::text, error = ${p.error}::text,
+      ended_at = now()
+  WHERE s.id = ${p.stepId} AND s.state = ANY(${p.fromStates}::text[])
+  RETURNING s.id, s.run_id, s.node, s.child_run_id
+), counted AS (
+  UPDATE ${t.runs} r SET open_steps = greatest(0, r.open_steps - 1)
+  FROM discarded d WHERE r.id = d.run_id
+), events AS (
+  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger, error_kind)
+  SELECT run_id, id, node, 'step_discarded', ${p.eventFrom}::text, ${p.toState}::text,
+         ${p.trigger}::text, ${p.errorKind}::text
+  FROM discarded
+)
+SELECT id, run_id, child_run_id FROM discarded
+`,
+);
+
+/** Discards a waiting child node (see the statement); undefined when it was not waiting. */
+export function discardChildNode(
+  db: Executor,
+  p: DiscardChildNodeParams,
+): Promise<DiscardedChildRow | undefined> {
+  return db.one(statement, p);
+}

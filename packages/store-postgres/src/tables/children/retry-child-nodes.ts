@@ -1,0 +1,48 @@
+import type { Executor } from '../../db/executor.js';
+import { defineStatement } from '../../db/statement.js';
+
+/** The discarded child nodes to retry and the change that retries them. */
+export interface RetryChildNodesParams {
+  runId: string;
+  stepIds: string[];
+  toState: string;
+  fromStates: readonly string[];
+  eventFrom: string;
+  trigger: string;
+  nodeTypes: readonly string[];
+  completedState: string;
+}
+
+/**
+ * Retries discarded child nodes: back to `pending` (the table's `discarded -> pending` row), error,
+ * error kind and end cleared, `deps_remaining` recounted, the child run they started kept. The
+ * settlement in the same transaction moves each on to `waiting_child`, where it finds its child
+ * run started again (or completed with its result). Runs under the run's lock.
+ */
+const statement = defineStatement<RetryChildNodesParams, { id: string }>(
+  'retry-child-nodes',
+  (t, p) => `
+WITH retried AS (
+  UPDATE ${t.steps} s
+  SET state = ${p.toState}::text, error = NULL, error_kind = NULL, ended_at = NULL,
+      wait_deadline_at = NULL,
+      deps_remaining = (SELECT count(*) FROM ${t.steps} d
+                        WHERE d.run_id = s.run_id AND d.item_index IS NULL
+                          AND d.node = ANY(s.depends_on) AND d.state <> ${p.completedState}::text)
+  WHERE s.run_id = ${p.runId} AND s.id = ANY(${p.stepIds}::uuid[])
+    AND s.state = ANY(${p.fromStates}::text[]) AND s.node_type = ANY(${p.nodeTypes}::text[])
+  RETURNING s.id, s.run_id, s.node
+), events AS (
+  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger)
+  SELECT run_id, id, node, 'step_retried', ${p.eventFrom}::text, ${p.toState}::text,
+         ${p.trigger}::text
+  FROM retried
+)
+SELECT id FROM retried
+`,
+);
+
+/** Retries discarded child nodes (see the statement). */
+export function retryChildNodes(db: Executor, p: RetryChildNodesParams): Promise<{ id: string }[]> {
+  return db.rows(statement, p);
+}

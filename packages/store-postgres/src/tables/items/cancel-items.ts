@@ -1,0 +1,46 @@
+import type { Executor } from '../../db/executor.js';
+import { defineStatement } from '../../db/statement.js';
+import { stepsEndedNotice } from '../steps/steps-ended-notice.js';
+
+/** The fan-out node whose open item tasks to cancel, and the change that cancels them. */
+export interface CancelItemsParams {
+  nodeId: string;
+  toState: string;
+  fromStates: readonly string[];
+  trigger: string;
+  runningState: string;
+}
+
+/**
+ * Cancels the open item tasks of a discarded fan-out node (every item must succeed, so the others
+ * stop), counts them off the run's open steps, records each one's event with its own previous
+ * state, and tells the workers of the running ones to abort their handlers (a late result is
+ * fenced out by the state). Runs under the run's lock.
+ */
+const statement = defineStatement<CancelItemsParams, { id: string }>(
+  'cancel-items',
+  (t, p) => `
+WITH cancelled AS (
+  UPDATE ${t.steps} s
+  SET state = ${p.toState}::text, ended_at = now(), lease_expires_at = NULL
+  WHERE s.parent_step_id = ${p.nodeId} AND s.state = ANY(${p.fromStates}::text[])
+  RETURNING s.id, s.run_id, s.node,
+            (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
+), counted AS (
+  UPDATE ${t.runs} r SET open_steps = r.open_steps - (SELECT count(*) FROM cancelled)
+  WHERE r.id = (SELECT run_id FROM cancelled LIMIT 1)
+), events AS (
+  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger)
+  SELECT run_id, id, node, 'step_cancelled_' || ${p.trigger}::text, from_state, ${p.toState}::text,
+         ${p.trigger}::text
+  FROM cancelled
+), notified AS (${stepsEndedNotice('cancelled', p.runningState)}
+)
+SELECT id, (SELECT count(*) FROM notified) AS notified FROM cancelled
+`,
+);
+
+/** Cancels a fan-out node's open item tasks (see the statement); resolves with how many. */
+export async function cancelItems(db: Executor, p: CancelItemsParams): Promise<number> {
+  return (await db.rows(statement, p)).length;
+}

@@ -1,0 +1,48 @@
+import type { Executor } from '../../db/executor.js';
+import { defineStatement } from '../../db/statement.js';
+
+/** A fan-out node to discard and why. */
+export interface DiscardFanOutParams {
+  nodeId: string;
+  error: string;
+  errorKind: string;
+  /** Facts for the event (the item that failed, the limit that was broken); never payloads. */
+  detail: string;
+  toState: string;
+  fromStates: readonly string[];
+  eventFrom: string;
+  trigger: string;
+}
+
+/**
+ * Discards a pending fan-out node (`fan_out_failed`) with the error and kind given, counts it off
+ * its run's open steps and records the event. No attempt is charged: no worker ran the node (an
+ * item task that failed charged its own). Runs under the run's lock; the caller then cancels the
+ * node's other item tasks and settles the run.
+ */
+const statement = defineStatement<DiscardFanOutParams, { id: string }>(
+  'discard-fan-out',
+  (t, p) => `
+WITH gone AS (
+  UPDATE ${t.steps} s
+  SET state = ${p.toState}::text, error = ${p.error}::text, error_kind = ${p.errorKind}::text,
+      ended_at = now()
+  WHERE s.id = ${p.nodeId} AND s.state = ANY(${p.fromStates}::text[])
+  RETURNING s.id, s.run_id, s.node
+), counted AS (
+  UPDATE ${t.runs} r SET open_steps = r.open_steps - 1 FROM gone WHERE r.id = gone.run_id
+), events AS (
+  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger, error_kind,
+                           detail)
+  SELECT run_id, id, node, 'step_discarded', ${p.eventFrom}::text, ${p.toState}::text,
+         ${p.trigger}::text, ${p.errorKind}::text, ${p.detail}::jsonb
+  FROM gone
+)
+SELECT id FROM gone
+`,
+);
+
+/** Discards a fan-out node (see the statement); false when it was no longer pending. */
+export async function discardFanOut(db: Executor, p: DiscardFanOutParams): Promise<boolean> {
+  return (await db.rows(statement, p)).length > 0;
+}

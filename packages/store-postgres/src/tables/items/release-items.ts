@@ -1,0 +1,62 @@
+import type { Executor } from '../../db/executor.js';
+import { Channels } from '../../db/channels.js';
+import { defineStatement } from '../../db/statement.js';
+
+/** The fan-out node whose waiting item tasks to release, and the change that releases them. */
+export interface ReleaseItemsParams {
+  nodeId: string;
+  inProgressStates: readonly string[];
+  toState: string;
+  fromStates: readonly string[];
+  /**
+   * The one state waiting items are in (`pending`), the `from_state` of their events. The next
+   * items are found by it as a single value, so the index on (parent_step_id, state, item_index)
+   * yields them in order; with `state = ANY(...)` a generic plan cannot rely on that order and
+   * sorts every waiting item of the list, 4 ms a release on a list of 10,000.
+   */
+  eventFrom: string;
+  trigger: string;
+}
+
+/**
+ * Releases the next waiting item tasks of a fan-out node, in item order, into the free places of
+ * its `maxParallel` limit: the limit minus the items available, running or paused (a paused item
+ * keeps its place). A node without a limit releases all of them. Runs under the run's lock, in a
+ * run that is not paused.
+ */
+const statement = defineStatement<ReleaseItemsParams, { id: string }>(
+  'release-items',
+  (t, p) => `
+WITH free AS (
+  SELECT CASE WHEN n.max_parallel IS NULL THEN NULL
+              ELSE greatest(0, n.max_parallel - (
+                SELECT count(*) FROM ${t.steps} i
+                WHERE i.parent_step_id = n.id AND i.state = ANY(${p.inProgressStates}::text[])))
+         END AS places
+  FROM ${t.steps} n WHERE n.id = ${p.nodeId}
+), next AS (
+  SELECT i.id FROM ${t.steps} i
+  WHERE i.parent_step_id = ${p.nodeId} AND i.state = ${p.eventFrom}::text
+  ORDER BY i.item_index
+  LIMIT (SELECT places FROM free)
+), released AS (
+  UPDATE ${t.steps} s SET state = ${p.toState}::text, scheduled_at = now()
+  WHERE s.id IN (SELECT id FROM next) AND s.state = ANY(${p.fromStates}::text[])
+  RETURNING s.id, s.run_id, s.node, s.kind
+), events AS (
+  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger)
+  SELECT run_id, id, node, 'step_ready', ${p.eventFrom}::text, ${p.toState}::text,
+         ${p.trigger}::text
+  FROM released
+), notified AS (
+  SELECT pg_notify('${Channels.stepsAvailable}', kind)
+  FROM (SELECT DISTINCT kind FROM released WHERE kind IS NOT NULL) k
+)
+SELECT id, (SELECT count(*) FROM notified) AS notified FROM released
+`,
+);
+
+/** Releases a fan-out node's next item tasks (see the statement); resolves with how many. */
+export async function releaseItems(db: Executor, p: ReleaseItemsParams): Promise<number> {
+  return (await db.rows(statement, p)).length;
+}

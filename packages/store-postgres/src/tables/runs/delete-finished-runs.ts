@@ -1,0 +1,45 @@
+import type { Executor } from '../../db/executor.js';
+import { defineStatement } from '../../db/statement.js';
+
+/** Which finished runs the retention sweep deletes. */
+export interface DeleteFinishedRunsParams {
+  /** Runs that ended longer ago than this are deleted. */
+  retentionMs: number;
+  terminalStates: readonly string[];
+  limit: number;
+}
+
+/**
+ * Deletes up to `limit` finished runs that ended longer ago than the retention, with their steps,
+ * events, signals and settlement markers, in one statement. A run ends after it was created, so
+ * `created_at` (indexed) bounds the scan; no index is added on a column a transition writes, so
+ * run updates stay HOT. Rows locked by a writer are skipped and taken at a later pass.
+ */
+const statement = defineStatement<DeleteFinishedRunsParams, { id: string }>(
+  'delete-finished-runs',
+  (t, p) => `
+WITH doomed AS (
+  SELECT id FROM ${t.runs}
+  WHERE created_at < now() - ${p.retentionMs}::bigint * interval '1 millisecond'
+    AND ended_at < now() - ${p.retentionMs}::bigint * interval '1 millisecond'
+    AND state = ANY(${p.terminalStates}::text[])
+  ORDER BY created_at
+  LIMIT ${p.limit}
+  FOR UPDATE SKIP LOCKED
+), steps AS (
+  DELETE FROM ${t.steps} WHERE run_id IN (SELECT id FROM doomed)
+), events AS (
+  DELETE FROM ${t.events} WHERE run_id IN (SELECT id FROM doomed)
+), signals AS (
+  DELETE FROM ${t.signals} WHERE run_id IN (SELECT id FROM doomed)
+), settlements AS (
+  DELETE FROM ${t.settlements} WHERE run_id IN (SELECT id FROM doomed)
+)
+DELETE FROM ${t.runs} WHERE id IN (SELECT id FROM doomed) RETURNING id
+`,
+);
+
+/** Deletes a batch of expired finished runs (see the statement); returns how many. */
+export function deleteFinishedRuns(db: Executor, p: DeleteFinishedRunsParams): Promise<number> {
+  return db.count(statement, p);
+}

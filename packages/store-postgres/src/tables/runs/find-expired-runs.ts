@@ -1,0 +1,27 @@
+import type { Executor } from '../../db/executor.js';
+import { defineStatement } from '../../db/statement.js';
+
+/** Which runs the deadline scanner looks at. */
+export interface FindExpiredRunsParams {
+  runningState: string;
+  limit: number;
+}
+
+/**
+ * Running runs past their `deadline_at` by the database clock, earliest deadline first, at most
+ * `limit`. Paused runs are left alone: no scanner moves a paused run's steps.
+ */
+const statement = defineStatement<FindExpiredRunsParams, { id: string }>(
+  'find-expired-runs',
+  (t, p) => `
+SELECT id FROM ${t.runs}
+WHERE deadline_at IS NOT NULL AND deadline_at <= now() AND state = ${p.runningState}::text
+ORDER BY deadline_at
+LIMIT ${p.limit}
+`,
+);
+
+/** Finds running runs past their deadline (see the statement). */
+export function findExpiredRuns(db: Executor, p: FindExpiredRunsParams): Promise<{ id: string }[]> {
+  return db.rows(statement, p);
+}

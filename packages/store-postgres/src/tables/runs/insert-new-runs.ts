@@ -1,0 +1,31 @@
+import type { SubmittedRun } from '../../contract/run-store.js';
+import type { Executor } from '../../db/executor.js';
+import { findRunsByIdempotencyKey } from './find-runs-by-idempotency-key.js';
+import { insertRuns, insertRunsParams } from './insert-runs.js';
+import type { NewRun } from '../../contract/new-run.js';
+
+/**
+ * Inserts runs with all their steps in one statement, on the executor's connection (the pool or
+ * the caller's transaction). A run whose idempotency key exists already is not inserted; its
+ * existing id is returned with `created: false`.
+ */
+export async function submit(db: Executor, runs: readonly NewRun[]): Promise<SubmittedRun[]> {
+  const inserted = new Set((await insertRuns(db, insertRunsParams(runs))).map((r) => r.id));
+  const missing = runs.filter((r) => !inserted.has(r.id) && r.idempotencyKey !== null);
+  const existing = new Map<string, string>();
+  if (missing.length > 0) {
+    const keys = missing.map((r) => r.idempotencyKey);
+    for (const row of await findRunsByIdempotencyKey(db, { keys })) {
+      existing.set(row.idempotency_key, row.id);
+    }
+  }
+  return runs.map((run) => {
+    if (inserted.has(run.id)) return { runId: run.id, created: true };
+    const found = run.idempotencyKey === null ? undefined : existing.get(run.idempotencyKey);
+    if (found !== undefined) return { runId: found, created: false };
+    // Inserted by neither this call nor anyone else: only a key that was itself in this batch twice.
+    const twin = runs.find((r) => r.idempotencyKey === run.idempotencyKey && inserted.has(r.id));
+    if (twin) return { runId: twin.id, created: false };
+    throw new Error(`run ${run.id} was not inserted and no run holds its idempotency key`);
+  });
+}

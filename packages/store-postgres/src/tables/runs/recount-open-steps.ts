@@ -1,0 +1,29 @@
+import type { Executor } from '../../db/executor.js';
+import { defineStatement } from '../../db/statement.js';
+
+/** The run whose open steps to recount. */
+export interface RecountOpenStepsParams {
+  runId: string;
+  terminalStepStates: readonly string[];
+}
+
+/**
+ * Recounts a run's `open_steps` from its steps, after an operator action reopened some of them in
+ * a run that does not change state (a retry of a contained discard in a running run). Runs under
+ * the run's lock.
+ */
+const statement = defineStatement<RecountOpenStepsParams, { open_steps: number }>(
+  'recount-open-steps',
+  (t, p) => `
+UPDATE ${t.runs} r
+SET open_steps = (SELECT count(*) FROM ${t.steps} s
+                  WHERE s.run_id = r.id AND s.state <> ALL(${p.terminalStepStates}::text[]))
+WHERE r.id = ${p.runId}
+RETURNING r.open_steps
+`,
+);
+
+/** Recounts a run's open steps (see the statement). */
+export function recountOpenSteps(db: Executor, p: RecountOpenStepsParams): Promise<number> {
+  return db.count(statement, p);
+}

@@ -1,0 +1,32 @@
+import type { Executor } from '../../db/executor.js';
+import { defineStatement } from '../../db/statement.js';
+
+/** The signal whose consumer to read: by its row id, or by the sender's id. */
+export interface SignalConsumerParams {
+  runId: string;
+  rowId: string | null;
+  signalId: string | null;
+}
+
+/** The node that consumed the signal (null while the signal is buffered). */
+export interface SignalConsumerRow {
+  node: string | null;
+}
+
+const statement = defineStatement<SignalConsumerParams, SignalConsumerRow>(
+  'signal-consumer',
+  (t, p) => `
+SELECT s.node FROM ${t.signals} g LEFT JOIN ${t.steps} s ON s.id = g.consumed_by
+WHERE g.run_id = ${p.runId}
+  AND (g.id = ${p.rowId}::bigint OR g.signal_id = ${p.signalId}::text)
+LIMIT 1
+`,
+);
+
+/** Which node consumed a run's signal; undefined for an unknown signal. */
+export function signalConsumer(
+  db: Executor,
+  p: SignalConsumerParams,
+): Promise<SignalConsumerRow | undefined> {
+  return db.one(statement, p);
+}

@@ -1,0 +1,54 @@
+import type { Executor } from '../../db/executor.js';
+import { defineStatement } from '../../db/statement.js';
+
+/** The steps to cancel and the change that cancels them. */
+export interface CancelStepsParams {
+  runId: string;
+  stepIds: string[];
+  eventType: string;
+  /** The change's target (`cancelled`), allowed from-states and trigger. */
+  toState: string;
+  fromStates: readonly string[];
+  trigger: string;
+}
+
+/** A cancelled step. */
+export interface CancelledStepRow {
+  id: string;
+  node: string;
+  /** A cancelled child node's child run, which the caller cancels with it. */
+  child_run_id: string | null;
+}
+
+/**
+ * Cancels steps of one run (and the item tasks of cancelled fan-out nodes), counting them off the
+ * run's open steps. Runs inside the transaction that holds the run's lock. A running step's
+ * worker finds out at its next heartbeat and aborts its handler. The events record each step's
+ * own previous state, read from the statement's snapshot.
+ */
+const statement = defineStatement<CancelStepsParams, CancelledStepRow>(
+  'cancel-steps',
+  (t, p) => `
+WITH cancelled AS (
+  UPDATE ${t.steps} s
+  SET state = ${p.toState}::text, ended_at = now(), lease_expires_at = NULL
+  WHERE s.run_id = ${p.runId}
+    AND (s.id = ANY(${p.stepIds}::uuid[]) OR s.parent_step_id = ANY(${p.stepIds}::uuid[]))
+    AND s.state = ANY(${p.fromStates}::text[])
+  RETURNING s.id, s.run_id, s.node, s.child_run_id, (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
+), counted AS (
+  UPDATE ${t.runs} r SET open_steps = r.open_steps - (SELECT count(*) FROM cancelled)
+  WHERE r.id = ${p.runId} AND EXISTS (SELECT 1 FROM cancelled)
+), events AS (
+  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger)
+  SELECT run_id, id, node, ${p.eventType}::text, from_state, ${p.toState}::text, ${p.trigger}::text
+  FROM cancelled
+)
+SELECT id, node, child_run_id FROM cancelled
+`,
+);
+
+/** Cancels steps of a run by one change (see the statement). */
+export function cancelSteps(db: Executor, p: CancelStepsParams): Promise<CancelledStepRow[]> {
+  return db.rows(statement, p);
+}

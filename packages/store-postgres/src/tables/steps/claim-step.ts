@@ -1,0 +1,40 @@
+import type { Executor } from '../../db/executor.js';
+import { defineStatement } from '../../db/statement.js';
+import { startedEvents, type ClaimChangeParams } from './claim-change.js';
+
+/** The step to claim, for whom (`workerId`), and the claim change. */
+export interface ClaimStepParams extends ClaimChangeParams {
+  stepId: string;
+}
+
+/** The claimed step. */
+export interface ClaimedOneRow {
+  id: string;
+  claim_token: string;
+  attempts: number;
+}
+
+/**
+ * Claims one given available step for an engine component rather than a handler (the scheduler
+ * failing a step no worker can run), so that what follows is an ordinary fenced outcome.
+ */
+const statement = defineStatement<ClaimStepParams, ClaimedOneRow>(
+  'claim-step',
+  (t, p) => `
+WITH claimed AS (
+  UPDATE ${t.steps}
+  SET state = ${p.toState}::text, claim_token = gen_random_uuid(), claimed_by = ${p.workerId},
+      started_at = now(), lease_expires_at = now() + interval '1 minute'
+  WHERE id = ${p.stepId} AND state = ANY(${p.fromStates}::text[])
+  RETURNING id, run_id, node, attempts, claim_token
+), events AS (
+  ${startedEvents(t, p)}
+)
+SELECT id, claim_token, attempts FROM claimed
+`,
+);
+
+/** Claims one step (see the statement); undefined when it is no longer claimable. */
+export function claimStep(db: Executor, p: ClaimStepParams): Promise<ClaimedOneRow | undefined> {
+  return db.one(statement, p);
+}

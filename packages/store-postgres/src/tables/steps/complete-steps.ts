@@ -1,0 +1,156 @@
+import type { Executor } from '../../db/executor.js';
+import { Channels } from '../../db/channels.js';
+import { notifyIdsInChunks } from '../../db/notify-ids.js';
+import { defineStatement } from '../../db/statement.js';
+
+/** A batch of completions and the changes they make, all from core's table. */
+export interface CompleteStepsParams {
+  stepIds: string[];
+  /** Each step's claim token; null for a wait node, which is never claimed. */
+  claimTokens: (string | null)[];
+  outputs: string[];
+  /**
+   * Whether the completion ends an attempt (a handler's success: `attempts` + 1, the attempt in
+   * the event's detail); false for a wait node, which no worker runs.
+   */
+  countAttempt: boolean;
+  /** The value of `timed_out` the completed steps get (a lapsed wait). */
+  timedOut: boolean;
+  /** The type of each completed step's event (`step_completed`, `wait_lapsed`). */
+  completeEventType: string;
+  /** `running -> completed` by `complete`, or a wait's completion (`signal_consumed`, ...). */
+  completeTo: string;
+  completeFrom: readonly string[];
+  completeTrigger: string;
+  completeEventFrom: string;
+  /** The run's `-> completed` by `complete` when its last open step completes. */
+  runCompleteTo: string;
+  runCompleteFrom: readonly string[];
+  /** A task dependent's `pending -> available` by `promote`. */
+  promoteTo: string;
+  promoteFrom: readonly string[];
+  promoteTrigger: string;
+  promoteEventFrom: string;
+  /** The run state in which dependents are promoted (a paused run promotes nothing). */
+  promotingRunState: string;
+  /** Run states that are not terminal: a run in one of them may still need settling. */
+  openRunStates: readonly string[];
+}
+
+/** `done`: an accepted completion (`id` the step); `settle`: a run marked for settlement. */
+export interface CompleteStepsRow {
+  what: 'done' | 'settle' | 'notified';
+  id: string | null;
+}
+
+/**
+ * Records a batch of completions in one statement (handler successes, and wait nodes that got
+ * their signals, lapsed or fired, settled under their run's lock): each step is fenced by its claim token
+ * and its state, its run's count of open steps drops, a run whose last open step this was
+ * completes, task dependents whose last dependency this was become available (unless the run is
+ * paused), and the events are written. The run rows are locked by their update, after the steps;
+ * a writer that locks the other way round (cancel, pause) can deadlock with it, which Postgres
+ * detects and the store answers by running the statement again. The run's state used for the
+ * promotions is the one read under that lock, so a pause that committed first is seen.
+ *
+ * A run with follow-up work this statement does not do (fan-out progress, a wait, timer, child or
+ * fan-out node whose dependencies are met, a parent of a child run that ended) is written to the
+ * settlement outbox in this same statement, so a crash before it is settled loses nothing: the
+ * `settle-pending` scanner finds it there.
+ */
+const statement = defineStatement<CompleteStepsParams, CompleteStepsRow>(
+  'complete-steps',
+  (t, p) => `
+WITH input AS (
+  SELECT * FROM unnest(${p.stepIds}::uuid[], ${p.claimTokens}::uuid[], ${p.outputs}::jsonb[])
+       AS c(id, token, output)
+), done AS (
+  UPDATE ${t.steps} s
+  SET state = ${p.completeTo}::text, output = c.output,
+      attempts = s.attempts + CASE WHEN ${p.countAttempt}::boolean THEN 1 ELSE 0 END,
+      timed_out = ${p.timedOut}::boolean, ended_at = now(), lease_expires_at = NULL
+  FROM input c
+  -- A wait node holds no claim: its token is null on both sides.
+  WHERE s.id = ANY(${p.stepIds}::uuid[]) AND s.id = c.id
+    AND s.claim_token IS NOT DISTINCT FROM c.token
+    AND s.state = ANY(${p.completeFrom}::text[])
+  RETURNING s.id, s.run_id, s.node, s.node_type, s.started_at, s.attempts
+), per_run AS (
+  SELECT run_id, count(*)::int AS n, bool_or(node_type = 'item') AS has_items,
+         min(started_at) AS first_started
+  FROM done GROUP BY run_id
+), run_upd AS (
+  -- A standalone job (no definition) is a run of one step, the one completing here: its start is
+  -- that step's, and it has no dependents to probe; neither needs another read of its steps.
+  UPDATE ${t.runs} r
+  SET open_steps = r.open_steps - p.n,
+      started_at = coalesce(r.started_at,
+                            CASE WHEN r.definition_hash IS NULL THEN p.first_started
+                                 ELSE (SELECT min(x.started_at) FROM ${t.steps} x
+                                       WHERE x.run_id = r.id) END),
+      state = CASE WHEN r.open_steps = p.n AND r.state = ANY(${p.runCompleteFrom}::text[])
+                   THEN ${p.runCompleteTo}::text ELSE r.state END,
+      ended_at = CASE WHEN r.open_steps = p.n AND r.state = ANY(${p.runCompleteFrom}::text[])
+                      THEN now() ELSE r.ended_at END
+  FROM per_run p
+  WHERE r.id = p.run_id
+  RETURNING r.id, r.state, r.open_steps, r.parent_run_id, p.has_items, r.definition_hash
+), dep_hits AS (
+  SELECT d.id, count(*)::int AS n
+  FROM done JOIN run_upd ru ON ru.id = done.run_id AND ru.definition_hash IS NOT NULL
+  JOIN ${t.steps} d ON d.run_id = done.run_id AND done.node = ANY(d.depends_on)
+  WHERE done.node_type <> 'item' AND d.item_index IS NULL
+  GROUP BY d.id
+), promoted AS (
+  UPDATE ${t.steps} d
+  SET deps_remaining = d.deps_remaining - h.n,
+      state = CASE WHEN d.deps_remaining = h.n AND d.node_type = 'task'
+                        AND ru.state = ${p.promotingRunState}::text
+                   THEN ${p.promoteTo}::text ELSE d.state END,
+      scheduled_at = CASE WHEN d.deps_remaining = h.n AND d.node_type = 'task'
+                               AND ru.state = ${p.promotingRunState}::text
+                          THEN now() ELSE d.scheduled_at END
+  FROM dep_hits h, run_upd ru
+  WHERE d.id = h.id AND ru.id = d.run_id AND d.state = ANY(${p.promoteFrom}::text[])
+  RETURNING d.id, d.run_id, d.node, d.kind, d.state, d.node_type, d.deps_remaining
+), ended AS (
+  SELECT id, parent_run_id FROM run_upd
+  WHERE state = ${p.runCompleteTo}::text AND open_steps = 0
+), settle AS (
+  SELECT id FROM run_upd WHERE has_items AND state = ANY(${p.openRunStates}::text[])
+  UNION
+  SELECT run_id FROM promoted WHERE deps_remaining = 0 AND node_type <> 'task'
+  UNION
+  SELECT parent_run_id FROM ended WHERE parent_run_id IS NOT NULL
+), marked AS (
+  INSERT INTO ${t.settlements} (run_id)
+  SELECT id FROM settle
+  ON CONFLICT (run_id) DO NOTHING
+), events AS (
+  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger, detail)
+  SELECT run_id, id, node, ${p.completeEventType}::text, ${p.completeEventFrom}::text,
+         ${p.completeTo}::text, ${p.completeTrigger}::text,
+         CASE WHEN ${p.countAttempt}::boolean THEN jsonb_build_object('attempt', attempts) END
+  FROM done
+  -- No run_completed row: a completed run's row tells it (reads/run-row-events.ts).
+  UNION ALL
+  SELECT run_id, id, node, 'step_ready', ${p.promoteEventFrom}::text, ${p.promoteTo}::text,
+         ${p.promoteTrigger}::text, NULL
+  FROM promoted WHERE state = ${p.promoteTo}::text
+), notify_steps AS (
+  SELECT pg_notify('${Channels.stepsAvailable}', kind)
+  FROM (SELECT DISTINCT kind FROM promoted
+        WHERE state = ${p.promoteTo}::text AND kind IS NOT NULL) k
+), notify_runs AS (${notifyIdsInChunks(Channels.runsEnded, 'ended')}
+)
+SELECT 'done' AS what, id FROM done
+UNION ALL SELECT 'settle', id FROM settle
+UNION ALL SELECT 'notified', NULL FROM notify_steps
+UNION ALL SELECT 'notified', NULL FROM notify_runs
+`,
+);
+
+/** Records handler successes in one statement (see the statement's comment). */
+export function completeSteps(db: Executor, p: CompleteStepsParams): Promise<CompleteStepsRow[]> {
+  return db.rows(statement, p);
+}

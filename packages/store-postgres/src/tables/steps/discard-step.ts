@@ -1,0 +1,76 @@
+import type { Executor } from '../../db/executor.js';
+import { defineStatement } from '../../db/statement.js';
+
+/** A discard of a running step and the change it makes. */
+export interface DiscardStepParams {
+  stepId: string;
+  claimToken: string;
+  error: string;
+  errorKind: string;
+  panicStack: string | null;
+  eventType: string;
+  detail: string;
+  /** Whether the discard charges an attempt (not for the reclaim limit). */
+  chargeAttempt: boolean;
+  /**
+   * Discard only if the lease has expired: the reclaim limit. The sweep found the step expired
+   * before it took the run's lock, and a heartbeat may have renewed the lease since; a live lease
+   * wins.
+   */
+  requireExpiredLease: boolean;
+  /** The change (`-> discarded` by a trigger). */
+  toState: string;
+  fromStates: readonly string[];
+  eventFrom: string;
+  trigger: string;
+}
+
+/** The discarded step. */
+export interface DiscardedStepRow {
+  id: string;
+  run_id: string;
+  node: string;
+  attempts: number;
+}
+
+/**
+ * Discards a running step (a permanent error, the last attempt failed, the reclaim limit), fenced
+ * by its claim token, and counts it off its run's open steps. Runs inside the transaction that
+ * holds the run's lock; the caller then settles the run (fail-fast or branch cancellation, the
+ * run's new state).
+ */
+const statement = defineStatement<DiscardStepParams, DiscardedStepRow>(
+  'discard-step',
+  (t, p) => `
+WITH gone AS (
+  UPDATE ${t.steps} s
+  SET state = ${p.toState}::text,
+      attempts = s.attempts + CASE WHEN ${p.chargeAttempt}::boolean THEN 1 ELSE 0 END,
+      error = ${p.error}::text, error_kind = ${p.errorKind}::text,
+      panic_stack = ${p.panicStack}::text, ended_at = now(), lease_expires_at = NULL
+  WHERE s.id = ${p.stepId} AND s.claim_token = ${p.claimToken}
+    AND s.state = ANY(${p.fromStates}::text[])
+    AND (NOT ${p.requireExpiredLease}::boolean OR s.lease_expires_at < now())
+  RETURNING s.id, s.run_id, s.node, s.attempts, s.started_at
+), counted AS (
+  UPDATE ${t.runs} r
+  SET open_steps = r.open_steps - 1,
+      failure_count = r.failure_count + CASE WHEN ${p.chargeAttempt}::boolean THEN 1 ELSE 0 END,
+      started_at = coalesce(r.started_at, (SELECT min(x.started_at) FROM ${t.steps} x
+                                           WHERE x.run_id = r.id))
+  FROM gone WHERE r.id = gone.run_id
+), events AS (
+  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger, error_kind,
+                           detail)
+  SELECT run_id, id, node, ${p.eventType}::text, ${p.eventFrom}::text, ${p.toState}::text,
+         ${p.trigger}::text, ${p.errorKind}::text, ${p.detail}::jsonb
+  FROM gone
+)
+SELECT id, run_id, node, attempts FROM gone
+`,
+);
+
+/** Discards a running step (see the statement); empty when fenced out. */
+export function discardStep(db: Executor, p: DiscardStepParams): Promise<DiscardedStepRow[]> {
+  return db.rows(statement, p);
+}

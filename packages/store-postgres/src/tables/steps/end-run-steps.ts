@@ -1,0 +1,61 @@
+import type { Executor } from '../../db/executor.js';
+import { defineStatement } from '../../db/statement.js';
+import { stepsEndedNotice } from './steps-ended-notice.js';
+
+/** The run whose open steps to end, and the change that ends them. */
+export interface EndRunStepsParams {
+  runId: string;
+  toState: string;
+  fromStates: readonly string[];
+  trigger: string;
+  eventType: string;
+  /** Recorded on each step; null keeps what the step had (a cancel records no error). */
+  errorKind: string | null;
+  error: string | null;
+  /** The state whose steps' workers are told to abort their handlers. */
+  runningState: string;
+}
+
+/** An ended step. */
+export interface EndedStepRow {
+  id: string;
+  node: string;
+  from_state: string;
+  child_run_id: string | null;
+}
+
+/**
+ * Ends every step of one run that the change allows (cancel: every non-terminal step; run
+ * deadline: every one but the paused), records one event per step with its own previous state,
+ * recounts the run's open steps, and tells the workers of the running ones to abort. Runs inside
+ * the transaction that holds the run's lock.
+ */
+const statement = defineStatement<EndRunStepsParams, EndedStepRow>(
+  'end-run-steps',
+  (t, p) => `
+WITH ended AS (
+  UPDATE ${t.steps} s
+  SET state = ${p.toState}::text, ended_at = now(), lease_expires_at = NULL,
+      error_kind = coalesce(${p.errorKind}::text, s.error_kind),
+      error = CASE WHEN ${p.errorKind}::text IS NULL THEN s.error ELSE ${p.error}::text END
+  WHERE s.run_id = ${p.runId} AND s.state = ANY(${p.fromStates}::text[])
+  RETURNING s.id, s.run_id, s.node, s.child_run_id,
+            (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
+), counted AS (
+  UPDATE ${t.runs} r SET open_steps = greatest(0, r.open_steps - (SELECT count(*) FROM ended))
+  WHERE r.id = ${p.runId} AND EXISTS (SELECT 1 FROM ended)
+), events AS (
+  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger, error_kind)
+  SELECT run_id, id, node, ${p.eventType}::text, from_state, ${p.toState}::text,
+         ${p.trigger}::text, ${p.errorKind}::text
+  FROM ended
+), notified AS (${stepsEndedNotice('ended', p.runningState)}
+)
+SELECT id, node, from_state, child_run_id, (SELECT count(*) FROM notified) AS notified FROM ended
+`,
+);
+
+/** Ends a run's open steps by one change (see the statement). */
+export function endRunSteps(db: Executor, p: EndRunStepsParams): Promise<EndedStepRow[]> {
+  return db.rows(statement, p);
+}

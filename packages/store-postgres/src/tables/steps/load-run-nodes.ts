@@ -1,0 +1,40 @@
+import type { OnDepFailure } from '@cyclone/core';
+import type { Executor } from '../../db/executor.js';
+import type { StepRecord } from '../../schema/rows.js';
+import { defineStatement } from '../../db/statement.js';
+
+/** The run whose nodes to load. */
+export interface LoadRunNodesParams {
+  runId: string;
+}
+
+/** A node's step as the run-state rule sees it. */
+export type RunNodeRow = Pick<
+  StepRecord,
+  | 'id'
+  | 'node'
+  | 'node_type'
+  | 'state'
+  | 'depends_on'
+  | 'deps_remaining'
+  | 'error_kind'
+  | 'error'
+  | 'child_run_id'
+> & { on_dep_failure: OnDepFailure };
+
+/** The node steps of a run (item tasks excluded), for the run-state rule. */
+const statement = defineStatement<LoadRunNodesParams, RunNodeRow>(
+  'load-run-nodes',
+  (t, p) => `
+SELECT id, node, node_type, state, depends_on, deps_remaining, on_dep_failure, error_kind, error,
+       child_run_id
+FROM ${t.steps}
+WHERE run_id = ${p.runId} AND item_index IS NULL
+ORDER BY created_at, id
+`,
+);
+
+/** Loads a run's node steps in declaration order. */
+export function loadRunNodes(db: Executor, p: LoadRunNodesParams): Promise<RunNodeRow[]> {
+  return db.rows(statement, p);
+}

@@ -1,0 +1,36 @@
+import type { Executor } from '../../db/executor.js';
+import { defineStatement } from '../../db/statement.js';
+
+/** The run whose claimable and waiting steps to pause, and the change that pauses them. */
+export interface PauseStepsParams {
+  runId: string;
+  toState: string;
+  fromStates: readonly string[];
+  trigger: string;
+}
+
+/**
+ * Pauses a run's available, waiting and waiting-child steps. Their deadlines and timers are left
+ * as they are: resume moves them forward by the pause's length, so each keeps the time it had
+ * left. Running steps go on; pending ones stay pending. Runs under the run's lock.
+ */
+const statement = defineStatement<PauseStepsParams, { id: string }>(
+  'pause-steps',
+  (t, p) => `
+WITH paused AS (
+  UPDATE ${t.steps} s SET state = ${p.toState}::text
+  WHERE s.run_id = ${p.runId} AND s.state = ANY(${p.fromStates}::text[])
+  RETURNING s.id, s.run_id, s.node, (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
+), events AS (
+  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger)
+  SELECT run_id, id, node, 'step_paused', from_state, ${p.toState}::text, ${p.trigger}::text
+  FROM paused
+)
+SELECT id FROM paused
+`,
+);
+
+/** Pauses a run's steps (see the statement). */
+export function pauseSteps(db: Executor, p: PauseStepsParams): Promise<{ id: string }[]> {
+  return db.rows(statement, p);
+}

@@ -1,0 +1,51 @@
+import type { Executor } from '../../db/executor.js';
+import { Channels } from '../../db/channels.js';
+import { defineStatement } from '../../db/statement.js';
+
+/** The run whose ready pending steps to promote, and the task promotion change. */
+export interface PromoteReadyParams {
+  runId: string;
+  toState: string;
+  fromStates: readonly string[];
+  eventFrom: string;
+  trigger: string;
+  /** The node type promotion moves here (`task`); other ready nodes go to the settlement outbox. */
+  taskType: string;
+}
+
+/**
+ * Promotes a run's pending task nodes whose dependencies are all complete: the completions of a
+ * paused run leave them pending (no new work starts in a pause), and a retry reopens steps whose
+ * dependencies may be met. A ready node of another type (a wait, child or fan-out node) is left to
+ * settlement: the run is written to the outbox. Runs under the run's lock.
+ */
+const statement = defineStatement<PromoteReadyParams, { id: string }>(
+  'promote-ready',
+  (t, p) => `
+WITH promoted AS (
+  UPDATE ${t.steps} s SET state = ${p.toState}::text, scheduled_at = now()
+  WHERE s.run_id = ${p.runId} AND s.item_index IS NULL AND s.deps_remaining = 0
+    AND s.node_type = ${p.taskType}::text AND s.state = ANY(${p.fromStates}::text[])
+  RETURNING s.id, s.run_id, s.node, s.kind
+), others AS (
+  INSERT INTO ${t.settlements} (run_id)
+  SELECT DISTINCT s.run_id FROM ${t.steps} s
+  WHERE s.run_id = ${p.runId} AND s.item_index IS NULL AND s.deps_remaining = 0
+    AND s.node_type <> ${p.taskType}::text AND s.state = ANY(${p.fromStates}::text[])
+  ON CONFLICT (run_id) DO NOTHING
+), events AS (
+  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger)
+  SELECT run_id, id, node, 'step_ready', ${p.eventFrom}::text, ${p.toState}::text, ${p.trigger}::text
+  FROM promoted
+), notified AS (
+  SELECT pg_notify('${Channels.stepsAvailable}', kind)
+  FROM (SELECT DISTINCT kind FROM promoted WHERE kind IS NOT NULL) k
+)
+SELECT id, (SELECT count(*) FROM notified) AS notified FROM promoted
+`,
+);
+
+/** Promotes a run's ready pending tasks (see the statement). */
+export function promoteReady(db: Executor, p: PromoteReadyParams): Promise<{ id: string }[]> {
+  return db.rows(statement, p);
+}

@@ -1,0 +1,83 @@
+import type { Executor } from '../../db/executor.js';
+import { Channels } from '../../db/channels.js';
+import { defineStatement } from '../../db/statement.js';
+
+/** The sweep's bound and the two reclaim changes. */
+export interface ReclaimExpiredLeasesParams {
+  limit: number;
+  /** `running -> available` by `reclaim`. */
+  toState: string;
+  fromStates: readonly string[];
+  eventFrom: string;
+  trigger: string;
+  /** The run state that redirects the step to `paused`, and `running -> paused` by `reclaim`. */
+  pausedRunState: string;
+  pausedToState: string;
+  pausedFromStates: readonly string[];
+  pausedEventFrom: string;
+  pausedTrigger: string;
+}
+
+/** A reclaimed step. */
+export interface ReclaimedStepRow {
+  id: string;
+  run_id: string;
+  node: string;
+  state: string;
+  reclaims: number;
+}
+
+/**
+ * The recovery sweep's first half: running steps whose lease expired go back to available (or
+ * paused, in a paused run) with `reclaims` incremented, no attempt charged and no backoff. A step
+ * already reclaimed `max_reclaims` times is left for the second half (`find-reclaim-limited`).
+ * Locks runs before steps, in id order, like every writer.
+ */
+const statement = defineStatement<ReclaimExpiredLeasesParams, ReclaimedStepRow>(
+  'reclaim-expired-leases',
+  (t, p) => `
+WITH expired AS (
+  SELECT s.id, s.run_id FROM ${t.steps} s JOIN ${t.runs} r ON r.id = s.run_id
+  WHERE s.state = 'running' AND s.lease_expires_at < now()
+    AND (r.max_reclaims IS NULL OR s.reclaims < r.max_reclaims)
+  ORDER BY s.lease_expires_at
+  LIMIT ${p.limit}
+), locked_runs AS (
+  SELECT r.id, r.state = ${p.pausedRunState}::text AS paused FROM ${t.runs} r
+  WHERE r.id IN (SELECT run_id FROM expired)
+  ORDER BY r.id FOR UPDATE
+), moved AS (
+  UPDATE ${t.steps} s
+  SET state = CASE WHEN l.paused THEN ${p.pausedToState}::text ELSE ${p.toState}::text END,
+      reclaims = s.reclaims + 1, scheduled_at = now(), lease_expires_at = NULL
+  FROM expired e, locked_runs l
+  WHERE s.id = e.id AND l.id = e.run_id AND s.lease_expires_at < now()
+    AND s.state = ANY(CASE WHEN l.paused THEN ${p.pausedFromStates}::text[]
+                           ELSE ${p.fromStates}::text[] END)
+  RETURNING s.id, s.run_id, s.node, s.kind, s.state, s.reclaims, s.claimed_by, l.paused
+), counted AS (
+  UPDATE ${t.runs} r SET reclaim_count = r.reclaim_count + m.n
+  FROM (SELECT run_id, count(*)::int AS n FROM moved GROUP BY run_id) m
+  WHERE r.id = m.run_id
+), events AS (
+  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger, detail)
+  SELECT run_id, id, node, 'step_reclaimed',
+         CASE WHEN paused THEN ${p.pausedEventFrom}::text ELSE ${p.eventFrom}::text END, state,
+         CASE WHEN paused THEN ${p.pausedTrigger}::text ELSE ${p.trigger}::text END,
+         jsonb_build_object('reclaims', reclaims, 'worker', claimed_by)
+  FROM moved
+), notified AS (
+  SELECT pg_notify('${Channels.stepsAvailable}', kind)
+  FROM (SELECT DISTINCT kind FROM moved WHERE NOT paused) k
+)
+SELECT id, run_id, node, state, reclaims, (SELECT count(*) FROM notified) AS notified FROM moved
+`,
+);
+
+/** Reclaims expired leases (see the statement). */
+export function reclaimExpiredLeases(
+  db: Executor,
+  p: ReclaimExpiredLeasesParams,
+): Promise<ReclaimedStepRow[]> {
+  return db.rows(statement, p);
+}

@@ -1,0 +1,93 @@
+import type { Executor } from '../../db/executor.js';
+import { Channels } from '../../db/channels.js';
+import { defineStatement } from '../../db/statement.js';
+
+/** A step given back to the queue, and the two changes that may move it. */
+export interface RescheduleStepParams {
+  stepId: string;
+  claimToken: string;
+  delayMs: number;
+  chargeAttempt: boolean;
+  error: string | null;
+  /** Null keeps the recorded error. */
+  errorKind: string | null;
+  panicStack: string | null;
+  eventType: string;
+  detail: string | null;
+  /** The change into `available` (a running run). */
+  toState: string;
+  fromStates: readonly string[];
+  eventFrom: string;
+  trigger: string;
+  /** The run state that redirects the step to `paused`, and that change. */
+  pausedRunState: string;
+  pausedToState: string;
+  pausedFromStates: readonly string[];
+  pausedEventFrom: string;
+  pausedTrigger: string;
+}
+
+/** The moved step. */
+export interface RescheduledStepRow {
+  id: string;
+  state: string;
+  attempts: number;
+  scheduled_at: Date;
+}
+
+/**
+ * Gives a running step back to the queue: after a retryable error (attempt charged, backoff),
+ * a snooze or a transient input error (no attempt charged), or a graceful release. Fenced by the
+ * claim token. When the run is paused the step takes the paused change instead, in the same
+ * statement, so a paused run never has a claimable step. A charged attempt also counts on the
+ * run's failures.
+ */
+const statement = defineStatement<RescheduleStepParams, RescheduledStepRow>(
+  'reschedule-step',
+  (t, p) => `
+WITH run AS (
+  SELECT r.id, r.state, r.state = ${p.pausedRunState}::text AS paused FROM ${t.runs} r
+  WHERE r.id = (SELECT run_id FROM ${t.steps} WHERE id = ${p.stepId})
+  FOR UPDATE
+), moved AS (
+  UPDATE ${t.steps} s
+  SET state = CASE WHEN run.paused THEN ${p.pausedToState}::text ELSE ${p.toState}::text END,
+      attempts = s.attempts + CASE WHEN ${p.chargeAttempt}::boolean THEN 1 ELSE 0 END,
+      scheduled_at = now() + ${p.delayMs}::bigint * interval '1 millisecond',
+      error = CASE WHEN ${p.errorKind}::text IS NULL THEN s.error ELSE ${p.error}::text END,
+      error_kind = coalesce(${p.errorKind}::text, s.error_kind),
+      panic_stack = CASE WHEN ${p.errorKind}::text IS NULL THEN s.panic_stack
+                         ELSE ${p.panicStack}::text END,
+      lease_expires_at = NULL
+  FROM run
+  WHERE s.id = ${p.stepId} AND s.claim_token = ${p.claimToken} AND s.run_id = run.id
+    AND s.state = ANY(CASE WHEN run.paused THEN ${p.pausedFromStates}::text[]
+                           ELSE ${p.fromStates}::text[] END)
+  RETURNING s.id, s.run_id, s.node, s.kind, s.state, s.attempts, s.scheduled_at, run.paused
+), counted AS (
+  UPDATE ${t.runs} r SET failure_count = r.failure_count + 1
+  FROM moved WHERE r.id = moved.run_id AND ${p.chargeAttempt}::boolean
+), events AS (
+  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger, error_kind,
+                           detail)
+  SELECT run_id, id, node, ${p.eventType}::text,
+         CASE WHEN paused THEN ${p.pausedEventFrom}::text ELSE ${p.eventFrom}::text END, state,
+         CASE WHEN paused THEN ${p.pausedTrigger}::text ELSE ${p.trigger}::text END,
+         ${p.errorKind}::text, ${p.detail}::jsonb
+  FROM moved
+), notified AS (
+  SELECT pg_notify('${Channels.stepsAvailable}', kind) FROM moved
+  WHERE NOT paused AND scheduled_at <= now()
+)
+SELECT m.id, m.state, m.attempts, m.scheduled_at, (SELECT count(*) FROM notified) AS notified
+FROM moved m
+`,
+);
+
+/** Gives a running step back (see the statement); empty when fenced out. */
+export function rescheduleStep(
+  db: Executor,
+  p: RescheduleStepParams,
+): Promise<RescheduledStepRow[]> {
+  return db.rows(statement, p);
+}

@@ -1,0 +1,62 @@
+import type { Executor } from '../../db/executor.js';
+import { Channels } from '../../db/channels.js';
+import { defineStatement } from '../../db/statement.js';
+
+/** A resumed run's paused steps, the four resume changes, and the node types each applies to. */
+export interface ResumeStepsParams {
+  runId: string;
+  /** How long the pause lasted: waits and timers move forward by it. */
+  pausedMs: number;
+  fromStates: readonly string[];
+  trigger: string;
+  toAvailable: string;
+  toSignal: string;
+  signalTypes: readonly string[];
+  toTimer: string;
+  timerTypes: readonly string[];
+  toChild: string;
+  childTypes: readonly string[];
+}
+
+/**
+ * Resumes a run's paused steps, each to the state it was paused from: a task or item task to
+ * `available` (its `scheduled_at` unchanged, so a backoff still counts), a signal wait to
+ * `waiting_signal` and a child node to `waiting_child` with `wait_deadline_at` moved forward by
+ * the pause, a timer to `waiting_timer` with `scheduled_at` moved forward by the pause. Runs under
+ * the run's lock.
+ */
+const statement = defineStatement<ResumeStepsParams, { id: string; state: string }>(
+  'resume-steps',
+  (t, p) => `
+WITH resumed AS (
+  UPDATE ${t.steps} s
+  SET state = CASE WHEN s.node_type = ANY(${p.signalTypes}::text[]) THEN ${p.toSignal}::text
+                   WHEN s.node_type = ANY(${p.timerTypes}::text[]) THEN ${p.toTimer}::text
+                   WHEN s.node_type = ANY(${p.childTypes}::text[]) THEN ${p.toChild}::text
+                   ELSE ${p.toAvailable}::text END,
+      scheduled_at = CASE WHEN s.node_type = ANY(${p.timerTypes}::text[])
+                          THEN s.scheduled_at + ${p.pausedMs}::bigint * interval '1 millisecond'
+                          ELSE s.scheduled_at END,
+      wait_deadline_at = s.wait_deadline_at + ${p.pausedMs}::bigint * interval '1 millisecond'
+  WHERE s.run_id = ${p.runId} AND s.state = ANY(${p.fromStates}::text[])
+  RETURNING s.id, s.run_id, s.node, s.kind, s.state, s.scheduled_at,
+            (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
+), events AS (
+  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger)
+  SELECT run_id, id, node, 'step_resumed', from_state, state, ${p.trigger}::text FROM resumed
+), notified AS (
+  SELECT pg_notify('${Channels.stepsAvailable}', kind)
+  FROM (SELECT DISTINCT kind FROM resumed
+        WHERE state = ${p.toAvailable}::text AND kind IS NOT NULL AND scheduled_at <= now()) k
+)
+SELECT id, state, (SELECT count(*) FROM notified) AS notified FROM resumed
+`,
+);
+
+/** Resumes a run's paused steps (see the statement). */
+export function resumeSteps(
+  db: Executor,
+  p: ResumeStepsParams,
+): Promise<{ id: string; state: string }[]> {
+  return db.rows(statement, p);
+}

@@ -1,0 +1,53 @@
+import type { Executor } from '../../db/executor.js';
+import { Channels } from '../../db/channels.js';
+import { defineStatement } from '../../db/statement.js';
+
+/** The discarded steps to retry and the change that retries them. */
+export interface RetryStepsParams {
+  runId: string;
+  stepIds: string[];
+  toState: string;
+  fromStates: readonly string[];
+  eventFrom: string;
+  trigger: string;
+  nodeTypes: readonly string[];
+  /** `RetryAdditionalAttempts` of core: executions the retried step has at least. */
+  additionalAttempts: number;
+}
+
+/**
+ * Retries discarded steps: `attempts` kept, `max_attempts` raised to at least attempts + the
+ * additional attempts, `reclaims` reset, error, error kind and panic stack cleared, claimable now.
+ * The old claim is gone with the claim token, so a late result of an earlier attempt is fenced
+ * out. Runs under the run's lock.
+ */
+const statement = defineStatement<RetryStepsParams, { id: string }>(
+  'retry-steps',
+  (t, p) => `
+WITH retried AS (
+  UPDATE ${t.steps} s
+  SET state = ${p.toState}::text,
+      max_attempts = greatest(s.max_attempts, s.attempts + ${p.additionalAttempts}::int),
+      reclaims = 0, error = NULL, error_kind = NULL, panic_stack = NULL,
+      scheduled_at = now(), ended_at = NULL, lease_expires_at = NULL,
+      claim_token = NULL, claimed_by = NULL
+  WHERE s.run_id = ${p.runId} AND s.id = ANY(${p.stepIds}::uuid[])
+    AND s.state = ANY(${p.fromStates}::text[]) AND s.node_type = ANY(${p.nodeTypes}::text[])
+  RETURNING s.id, s.run_id, s.node, s.kind, s.attempts, s.max_attempts
+), events AS (
+  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger, detail)
+  SELECT run_id, id, node, 'step_retried', ${p.eventFrom}::text, ${p.toState}::text,
+         ${p.trigger}::text, jsonb_build_object('attempts', attempts, 'maxAttempts', max_attempts)
+  FROM retried
+), notified AS (
+  SELECT pg_notify('${Channels.stepsAvailable}', kind)
+  FROM (SELECT DISTINCT kind FROM retried WHERE kind IS NOT NULL) k
+)
+SELECT id, (SELECT count(*) FROM notified) AS notified FROM retried
+`,
+);
+
+/** Retries discarded steps (see the statement). */
+export function retrySteps(db: Executor, p: RetryStepsParams): Promise<{ id: string }[]> {
+  return db.rows(statement, p);
+}

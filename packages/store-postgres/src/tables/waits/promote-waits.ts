@@ -1,0 +1,61 @@
+import type { Executor } from '../../db/executor.js';
+import { defineStatement } from '../../db/statement.js';
+
+/** The wait nodes of a run to promote, and the change that promotes them. */
+export interface PromoteWaitsParams {
+  runId: string;
+  /** The node types this change applies to. */
+  nodeTypes: readonly string[];
+  toState: string;
+  fromStates: readonly string[];
+  trigger: string;
+  eventFrom: string;
+  /** True for a timer: `scheduled_at = now() + wait_for`; false for a signal wait's max wait. */
+  timer: boolean;
+  /** Only a run in this state promotes (decision 14: a paused run starts no new work). */
+  promotingRunState: string;
+}
+
+/** A promoted wait node. */
+export interface PromotedWaitRow {
+  id: string;
+  node: string;
+}
+
+/**
+ * Moves the wait nodes of a run whose dependencies have all completed straight into their wait: a
+ * timer's fire time and a signal wait's max-wait deadline count from now (the database clock).
+ * These two columns stay the single record of the time left, which a pause and resume shift.
+ * Runs in the transaction that holds the run's lock.
+ */
+const statement = defineStatement<PromoteWaitsParams, PromotedWaitRow>(
+  'promote-waits',
+  (t, p) => `
+WITH promoted AS (
+  UPDATE ${t.steps} s
+  SET state = ${p.toState}::text,
+      scheduled_at = CASE WHEN ${p.timer}::boolean
+                          THEN now() + s.wait_for_ms * interval '1 millisecond'
+                          ELSE s.scheduled_at END,
+      wait_deadline_at = CASE WHEN NOT ${p.timer}::boolean AND s.max_wait_ms IS NOT NULL
+                              THEN now() + s.max_wait_ms * interval '1 millisecond'
+                              ELSE s.wait_deadline_at END
+  WHERE s.run_id = ${p.runId} AND s.item_index IS NULL AND s.deps_remaining = 0
+    AND s.node_type = ANY(${p.nodeTypes}::text[]) AND s.state = ANY(${p.fromStates}::text[])
+    AND EXISTS (SELECT 1 FROM ${t.runs} r
+                WHERE r.id = ${p.runId} AND r.state = ${p.promotingRunState}::text)
+  RETURNING s.id, s.run_id, s.node
+), events AS (
+  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger)
+  SELECT run_id, id, node, 'step_waiting', ${p.eventFrom}::text, ${p.toState}::text,
+         ${p.trigger}::text
+  FROM promoted
+)
+SELECT id, node FROM promoted
+`,
+);
+
+/** Promotes a run's ready wait nodes of some types (see the statement). */
+export function promoteWaits(db: Executor, p: PromoteWaitsParams): Promise<PromotedWaitRow[]> {
+  return db.rows(statement, p);
+}

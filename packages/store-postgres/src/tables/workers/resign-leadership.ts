@@ -1,0 +1,14 @@
+import type { Executor } from '../../db/executor.js';
+import { defineStatement } from '../../db/statement.js';
+import type { LeadershipParams } from './attempt-leadership.js';
+
+/** Gives up a leader lease the caller holds, so another replica can take over at once. */
+const statement = defineStatement<LeadershipParams>(
+  'resign-leadership',
+  (t, p) => `DELETE FROM ${t.leaders} WHERE name = ${p.name} AND holder = ${p.holder}`,
+);
+
+/** Gives up the named lease if `holder` has it. */
+export async function resignLeadership(db: Executor, p: LeadershipParams): Promise<void> {
+  await db.count(statement, p);
+}
