@@ -5,7 +5,6 @@ import type { Tables } from './tables.js';
 import { withTransaction } from './transaction.js';
 import { retryOnConflict } from './retry.js';
 
-
 /**
  * Runs Cyclone's statements as named prepared statements: Postgres parses and plans each one once
  * per connection, which matters on the hot paths (claim, complete) that run thousands of times a

@@ -3,7 +3,12 @@ import type { Executor } from '../db/executor.js';
 import { singleFrom } from '../tables/changes.js';
 import { completeWaits } from './complete-waits.js';
 import { promoteWaits } from '../tables/waits/promote-waits.js';
-import { ChildNodeTypes, completeChild, failChild, promoteChild } from '../tables/children/child-changes.js';
+import {
+  ChildNodeTypes,
+  completeChild,
+  failChild,
+  promoteChild,
+} from '../tables/children/child-changes.js';
 import { childNodesOfRun } from '../tables/children/child-nodes.js';
 import { childResult } from './child-result.js';
 import { discardChildNode } from '../tables/children/discard-child-node.js';

@@ -5,7 +5,11 @@ import { collectItemOutputs } from '../tables/items/collect-item-outputs.js';
 import { finishFanOut } from './finish-fan-out.js';
 import { expandFanOut } from './expand-fan-out.js';
 import { failFanOutNode } from './fail-fan-out.js';
-import { InProgressItemStates, releaseItem, UnfinishedItemStates } from '../tables/items/fan-out-changes.js';
+import {
+  InProgressItemStates,
+  releaseItem,
+  UnfinishedItemStates,
+} from '../tables/items/fan-out-changes.js';
 import { findFanOuts, type OpenFanOutRow } from '../tables/items/find-fan-outs.js';
 import { readFanOutProgress } from '../tables/items/read-fan-out-progress.js';
 import { releaseItems } from '../tables/items/release-items.js';

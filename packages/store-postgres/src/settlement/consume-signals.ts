@@ -2,7 +2,10 @@ import { StepState } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
 import { completeWaits, type CompletedWaits } from './complete-waits.js';
 import { gatherSignals } from '../tables/signals/gather-signals.js';
-import { loadBufferedSignals, type BufferedSignalRow } from '../tables/signals/load-buffered-signals.js';
+import {
+  loadBufferedSignals,
+  type BufferedSignalRow,
+} from '../tables/signals/load-buffered-signals.js';
 import { loadSignalWaits, type SignalWaitRow } from '../tables/waits/load-signal-waits.js';
 import { consumedOutput } from '../tables/waits/wait-outputs.js';
 import { consumeSignal } from '../tables/waits/wait-changes.js';

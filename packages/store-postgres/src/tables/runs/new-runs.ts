@@ -4,12 +4,7 @@ import {
   OnDepFailure,
   type WorkflowDefinition,
 } from '@cyclone/core';
-import type {
-  NewJobOptions,
-  NewRun,
-  NewRunOptions,
-  NewStep,
-} from '../../contract/new-run.js';
+import type { NewJobOptions, NewRun, NewRunOptions, NewStep } from '../../contract/new-run.js';
 import { uuidv7 } from '../../db/ids.js';
 
 type DefinitionNode = WorkflowDefinition['nodes'][number];
