@@ -28,6 +28,7 @@ import {
   type RunPage,
   type RunQuery,
   type SignalReceipt,
+  type StoreLogger,
 } from '@cyclone/store-postgres';
 import {
   parseEnqueueOptions,
@@ -71,6 +72,13 @@ export type ClientOptions = (
    * @defaultValue `'30s'`
    */
   readonly workerLiveness?: Duration;
+  /**
+   * Where the client reports what it cannot return to a caller: a follow-up settlement that
+   * failed after its operation committed (the run stays in the settlement outbox and the
+   * scheduler's `settle-pending` scanner settles it). A pino logger fits.
+   * @defaultValue a process warning (`process.emitWarning`, code `CYCLONE_STORE`)
+   */
+  readonly logger?: StoreLogger;
 };
 
 /** What `submit` and `enqueue` return. */

@@ -90,6 +90,16 @@ export function safeString(value: unknown): string {
 
 const Unprintable = '[a value that cannot be shown as text]';
 
+/** What `attempt` returns when it returns a string; undefined when it throws or returns no string. */
+function tryText(attempt: () => unknown): string | undefined {
+  try {
+    const text = attempt();
+    return typeof text === 'string' ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function objectText(value: object): string {
   for (const attempt of [
     // The object's own toString, if it has a working one; that is the point of trying it.
@@ -98,12 +108,8 @@ function objectText(value: object): string {
     () => JSON.stringify(value),
     () => Object.prototype.toString.call(value),
   ]) {
-    try {
-      const text = attempt();
-      if (typeof text === 'string') return text;
-    } catch {
-      // Try the next way to show it.
-    }
+    const text = tryText(attempt);
+    if (text !== undefined) return text;
   }
   return Unprintable;
 }

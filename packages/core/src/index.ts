@@ -18,6 +18,7 @@ export * from './outcomes.js';
 export * from './limits.js';
 export * from './status.js';
 export * from './triggers.js';
+export * from './event-types.js';
 export * from './transitions.js';
 export * from './propose.js';
 export * from './run-outcome.js';

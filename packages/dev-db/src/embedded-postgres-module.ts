@@ -32,6 +32,16 @@ export function importEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
   })());
 }
 
+/** The pid of the server running in `dataDir`, or undefined when none runs there (any more). */
+function serverPid(dataDir: string): number | undefined {
+  try {
+    return pidIn(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8'));
+  } catch {
+    // No pid file (the server stopped) or none readable: an exit handler must not throw.
+    return undefined;
+  }
+}
+
 /**
  * Until the returned function is called, makes the process's exit (however it comes: `process.exit`
  * on a forced shutdown included) ask the server in `dataDir` for a fast shutdown. Sending a signal
@@ -39,11 +49,13 @@ export function importEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
  */
 export function stopOnExit(dataDir: string): () => void {
   const onExit = () => {
+    const pid = serverPid(dataDir);
+    if (pid === undefined) return;
     try {
-      const pid = pidIn(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8'));
-      if (pid !== undefined) process.kill(pid, 'SIGINT');
+      process.kill(pid, 'SIGINT');
     } catch {
-      // no server (any more): nothing to stop
+      // The server ended between reading its pid and the signal: nothing is left to stop.
+      return;
     }
   };
   process.on('exit', onExit);

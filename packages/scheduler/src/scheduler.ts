@@ -62,6 +62,8 @@ export class Scheduler {
       {
         ...options,
         maxConnections: 2,
+        // A settlement that fails after its operation committed is reported here.
+        logger: this.logger,
         // An idle connection's failure is reported on the pool, which replaces the connection.
         onIdleConnectionError: (error) =>
           this.logger.warn(

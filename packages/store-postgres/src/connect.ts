@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { ValidationError } from '@cyclone/core';
+import type { StoreLogger } from './contract/store-logger.js';
 import { PostgresStore } from './store.js';
 import { assertPostgresUrl } from './db/database-url.js';
 
@@ -34,6 +35,12 @@ export interface StoreConnectionOptions {
    * demand; without a listener pg would crash the process.
    */
   readonly onIdleConnectionError?: (error: Error) => void;
+  /**
+   * Where the store reports a follow-up that failed after its operation committed (see
+   * the `logger` option of {@link PostgresStore}).
+   * @defaultValue a process warning
+   */
+  readonly logger?: StoreLogger;
 }
 
 /** A store and what closing it takes. */
@@ -77,6 +84,7 @@ export function connectStore(
   const store = new PostgresStore({
     pool,
     ...(options.schema === undefined ? {} : { schema: options.schema }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.connectionString === undefined || options.pool
       ? {}
       : { connectionString: options.connectionString }),

@@ -24,7 +24,8 @@ export {
   type MigrateOptions,
   type MigrateResult,
 } from './migration/migrate.js';
-export { PostgresStore, type PostgresStoreOptions } from './store.js';
+export { PostgresStore } from './store.js';
+export type { PostgresStoreOptions } from './store-options.js';
 export type * from './contract/index.js';
 export { connectStore, type StoreConnection, type StoreConnectionOptions } from './connect.js';
 export {

@@ -92,6 +92,8 @@ export class Worker {
       {
         ...options,
         maxConnections: 4,
+        // A settlement that fails after its operation committed is reported here.
+        logger: this.logger,
         // pg reports an idle connection's failure (a Postgres restart or failover,
         // pg_terminate_backend) on its pool, which has already dropped it and opens a new one when
         // needed, so logging is all there is to do.

@@ -17,6 +17,7 @@ import type { MetricsReads } from './metrics-store.js';
 export type * from './worker-store.js';
 export type * from './new-run.js';
 export type * from './queryable.js';
+export type * from './store-logger.js';
 export type * from './run-store.js';
 export type * from './maintenance-store.js';
 export type * from './notifications.js';

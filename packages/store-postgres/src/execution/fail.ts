@@ -1,7 +1,8 @@
-import { ErrorKind, StepState, StepTrigger, stepChange } from '@cyclone/core';
+import { ErrorKind, StepState, StepTrigger, stepChange, EventType } from '@cyclone/core';
 import type { Failure, FailureOutcome } from '../contract/worker-store.js';
 import type { Executor } from '../db/executor.js';
-import { discard } from '../settlement/discard-and-settle.js';
+import { discardAndSettle } from '../settlement/discard-and-settle.js';
+import { settled, type Settled } from '../settlement/settled.js';
 import { requeue } from './requeue.js';
 
 const discardPermanent = stepChange(StepTrigger.PermanentError, StepState.Exhausted);
@@ -12,7 +13,7 @@ const discardExhausted = stepChange(StepTrigger.AttemptsExhausted, StepState.Exh
  * was the last attempt; a permanent one, or the last attempt, discards the step and settles the
  * run (fail-fast, or branch cancellation) in the same transaction.
  */
-export async function fail(db: Executor, failure: Failure): Promise<FailureOutcome> {
+export async function fail(db: Executor, failure: Failure): Promise<Settled<FailureOutcome>> {
   // A transient failure (the input could not be read) charges no attempt, so it never exhausts
   // the step: it goes back to available at the same attempt, however many attempts are left.
   const exhausted =
@@ -29,12 +30,12 @@ export async function fail(db: Executor, failure: Failure): Promise<FailureOutco
       error: failure.error,
       errorKind: failure.errorKind,
       panicStack: failure.panicStack,
-      eventType: 'step_retry_scheduled',
+      eventType: EventType.StepRetryScheduled,
       detail: { attempt: failure.attempts + 1, delayMs: failure.retryDelayMs },
     });
-    return moved ? 'retried' : 'fenced';
+    return settled(moved ? 'retried' : 'fenced');
   }
-  const discarded = await discard(db, failure.stepId, failure.claimToken, {
+  const discarded = await discardAndSettle(db, failure.stepId, failure.claimToken, {
     change: failure.errorKind === ErrorKind.Permanent ? discardPermanent : discardExhausted,
     error: failure.error,
     errorKind: failure.errorKind,
@@ -42,5 +43,5 @@ export async function fail(db: Executor, failure: Failure): Promise<FailureOutco
     chargeAttempt: true,
     detail: { attempt: failure.attempts + 1 },
   });
-  return discarded ? 'discarded' : 'fenced';
+  return settled(discarded.value ? 'discarded' : 'fenced', discarded.followUps);
 }

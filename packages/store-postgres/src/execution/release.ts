@@ -1,4 +1,4 @@
-import { StepTrigger } from '@cyclone/core';
+import { StepTrigger, EventType } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
 import { requeue } from './requeue.js';
 
@@ -11,7 +11,7 @@ export function release(db: Executor, stepId: string, claimToken: string): Promi
     error: null,
     errorKind: null,
     panicStack: null,
-    eventType: 'step_released',
+    eventType: EventType.StepReleased,
     detail: null,
   });
 }

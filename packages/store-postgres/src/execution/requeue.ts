@@ -1,6 +1,6 @@
-import { RunState, StepState, StepTrigger, stepChange, type StepChange } from '@cyclone/core';
+import { RunState, StepState, StepTrigger, stepChange } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { singleFrom } from '../tables/changes.js';
+import { prefixed, singleFromChangeParams } from '../tables/changes.js';
 import { rescheduleStep } from '../tables/steps/reschedule-step.js';
 
 /** The triggers that give a running step back to the queue. */
@@ -11,7 +11,7 @@ export type RequeueTrigger =
   | typeof StepTrigger.Release;
 
 /** Each trigger's two changes: into `available`, or into `paused` when the run is paused. */
-const changes: Record<RequeueTrigger, { ready: StepChange; paused: StepChange }> = {
+const changes: Record<RequeueTrigger, ReturnType<typeof both>> = {
   [StepTrigger.RetryableError]: both(StepTrigger.RetryableError),
   [StepTrigger.Snooze]: both(StepTrigger.Snooze),
   [StepTrigger.TransientError]: both(StepTrigger.TransientError),
@@ -20,8 +20,8 @@ const changes: Record<RequeueTrigger, { ready: StepChange; paused: StepChange }>
 
 function both(trigger: RequeueTrigger) {
   return {
-    ready: stepChange(trigger, StepState.Available),
-    paused: stepChange(trigger, StepState.Paused),
+    ready: singleFromChangeParams(stepChange(trigger, StepState.Available)),
+    paused: prefixed('paused', singleFromChangeParams(stepChange(trigger, StepState.Paused))),
   };
 }
 
@@ -56,15 +56,9 @@ export async function requeue(
       panicStack: p.panicStack,
       eventType: p.eventType,
       detail: p.detail === null ? null : JSON.stringify(p.detail),
-      toState: ready.to,
-      fromStates: ready.from,
-      eventFrom: singleFrom(ready),
-      trigger: ready.trigger,
+      ...ready,
+      ...paused,
       pausedRunState: RunState.Paused,
-      pausedToState: paused.to,
-      pausedFromStates: paused.from,
-      pausedEventFrom: singleFrom(paused),
-      pausedTrigger: paused.trigger,
     }),
   );
   return rows.length > 0;

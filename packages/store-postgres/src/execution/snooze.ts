@@ -1,4 +1,4 @@
-import { ErrorKind, StepTrigger } from '@cyclone/core';
+import { ErrorKind, StepTrigger, EventType } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
 import { requeue } from './requeue.js';
 
@@ -16,7 +16,7 @@ export function snooze(
     error: `snoozed for ${delayMs}ms`,
     errorKind: ErrorKind.Snooze,
     panicStack: null,
-    eventType: 'step_snoozed',
+    eventType: EventType.StepSnoozed,
     detail: { delayMs },
   });
 }

@@ -6,6 +6,7 @@ import { discardParams } from '../settlement/discard-and-settle.js';
 import { discardStep } from '../tables/steps/discard-step.js';
 import { lockRunOfStep } from '../tables/runs/lock-run-of-step.js';
 import { settleRun } from '../settlement/settle-run.js';
+import { settled, type Settled } from '../settlement/settled.js';
 import { claimStep } from '../tables/steps/claim-step.js';
 import { findUnservedSteps } from '../tables/steps/find-unserved-steps.js';
 
@@ -15,20 +16,24 @@ const discardPermanent = stepChange(StepTrigger.PermanentError, StepState.Exhaus
  * Fails steps that no live worker can run: available for longer than `graceMs` while workers
  * are live and none of them handles the step's kind. Each is claimed on behalf of `claimant`
  * and discarded as permanent with an error that names the kind, then its run is settled, all
- * in one transaction, so only legal moves are made. Returns how many steps it failed.
+ * in one transaction, so only legal moves are made. `value` is how many steps it failed.
  */
-export async function failUnservedSteps(db: Executor, p: UnservedStepsSweep): Promise<number> {
+export async function failUnservedSteps(
+  db: Executor,
+  p: UnservedStepsSweep,
+): Promise<Settled<number>> {
   const steps = await findUnservedSteps(db, {
     livenessMs: p.livenessMs,
     graceMs: p.graceMs,
     limit: p.limit ?? 100,
   });
   let failed = 0;
+  const followUps: string[] = [];
   for (const step of steps) {
     const done = await db.transaction(async (tx) => {
       await lockRunOfStep(tx, { stepId: step.id });
       const claimed = await claimStep(tx, { ...claimChangeParams(p.claimant), stepId: step.id });
-      if (!claimed) return false;
+      if (!claimed) return undefined;
       await discardStep(
         tx,
         discardParams(step.id, claimed.claim_token, {
@@ -40,10 +45,11 @@ export async function failUnservedSteps(db: Executor, p: UnservedStepsSweep): Pr
           detail: { reason: 'unserved_kind' },
         }),
       );
-      await settleRun(tx, step.run_id);
-      return true;
+      return settleRun(tx, step.run_id);
     });
-    if (done) failed++;
+    if (done === undefined) continue;
+    failed++;
+    followUps.push(...done);
   }
-  return failed;
+  return settled(failed, followUps);
 }

@@ -1,9 +1,8 @@
 import { StepState } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { clearSettlement } from '../tables/outbox/clear-settlement.js';
 import { lockRunOfStep } from '../tables/runs/lock-run-of-step.js';
-import { settleChain } from '../settlement/settle-follow-ups.js';
-import { settleRun } from '../settlement/settle-run.js';
+import { settleRunAndClearMarker } from '../settlement/settle-run.js';
+import { settled, type Settled } from '../settlement/settled.js';
 import { lockDueWait } from '../tables/waits/lock-due-wait.js';
 import { discardChild } from '../settlement/advance-children.js';
 import { cancelChildRuns } from '../settlement/cancel-child-runs.js';
@@ -14,32 +13,26 @@ import { lapseChild } from '../tables/children/child-changes.js';
  * node is discarded as `permanent` (`waiting_child -> discarded` by `wait_lapsed`), its child run
  * is cancelled (nothing waits for its result any more; a retry starts it again), and the run is
  * settled (fail-fast, or branch cancellation). A node that moved on meanwhile (its child ended, a
- * pause moved its deadline) is left alone. Returns whether it lapsed the node.
+ * pause moved its deadline) is left alone. `value` is whether it lapsed the node.
  */
-export async function lapseChildNode(db: Executor, stepId: string): Promise<boolean> {
-  const followUps: string[] = [];
-  const done = await db.transaction(async (tx) => {
-    followUps.length = 0;
+export function lapseChildNode(db: Executor, stepId: string): Promise<Settled<boolean>> {
+  return db.transaction(async (tx) => {
     const run = await lockRunOfStep(tx, { stepId });
-    if (!run) return false;
+    if (!run) return settled(false);
     const wait = await lockDueWait(tx, {
       stepId,
       waitingState: StepState.WaitingChild,
       timer: false,
     });
-    if (!wait) return false;
+    if (!wait) return settled(false);
     const discarded = await discardChild(
       tx,
       stepId,
       lapseChild,
       'the child run did not finish within the maxWait of its child node',
     );
-    if (!discarded) return false;
+    if (!discarded) return settled(false);
     await cancelChildRuns(tx, [{ child_run_id: discarded.childRunId }]);
-    followUps.push(...(await settleRun(tx, run.id)));
-    await clearSettlement(tx, { runId: run.id });
-    return true;
+    return settled(true, await settleRunAndClearMarker(tx, run.id));
   });
-  await settleChain(db, followUps);
-  return done;
 }

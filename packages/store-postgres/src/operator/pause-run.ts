@@ -6,13 +6,14 @@ import {
   StepTrigger,
   runChange,
   stepChange,
+  EventType,
 } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
 import { lockRun } from '../tables/runs/lock-run.js';
-import { moveRun } from '../tables/runs/move-run.js';
+import { moveRun, openMove } from '../tables/runs/move-run.js';
 import { pauseSteps } from '../tables/steps/pause-steps.js';
 import { assertRunMove } from '../settlement/run-refusal.js';
-import { TerminalStepStates } from '../tables/steps/terminal-step-states.js';
+import { changeParams } from '../tables/changes.js';
 
 const pauseStep = stepChange(StepTrigger.Pause, StepState.Paused);
 const pauseRunChange = runChange(RunTrigger.Pause, RunState.Paused);
@@ -33,23 +34,12 @@ export function pauseRun(db: Executor, runId: string): Promise<{ steps: number }
     assertRunMove(runId, run.state, pauseRunChange.to, pauseRunChange.trigger);
     const paused = await pauseSteps(tx, {
       runId,
-      toState: pauseStep.to,
-      fromStates: pauseStep.from,
-      trigger: pauseStep.trigger,
+      ...changeParams(pauseStep),
     });
-    await moveRun(tx, {
-      runId,
-      toState: pauseRunChange.to,
-      fromStates: pauseRunChange.from,
-      trigger: pauseRunChange.trigger,
-      eventType: 'run_paused',
-      terminal: false,
-      pausing: true,
-      clearError: false,
-      errorKind: null,
-      error: null,
-      terminalStepStates: TerminalStepStates,
-    });
+    await moveRun(
+      tx,
+      openMove(runId, changeParams(pauseRunChange), EventType.RunPaused, { pausing: true }),
+    );
     return { steps: paused.length };
   });
 }

@@ -2,6 +2,7 @@ import { isCycloneError, StepState } from '@cyclone/core';
 import type { RedriveQuery, RedriveResult } from '../contract/operator-store.js';
 import type { Executor } from '../db/executor.js';
 import { findExhausted } from './find-exhausted.js';
+import { settled, type Settled } from '../settlement/settled.js';
 import { retryRun } from './retry-run.js';
 
 /**
@@ -9,7 +10,10 @@ import { retryRun } from './retry-run.js';
  * taking the run's lock first). A run that refuses the retry (paused, completed, cancelled since)
  * is skipped and left as it was; a step that left `discarded` in the meantime is not counted.
  */
-export async function redrive(db: Executor, query: RedriveQuery = {}): Promise<RedriveResult> {
+export async function redrive(
+  db: Executor,
+  query: RedriveQuery = {},
+): Promise<Settled<RedriveResult>> {
   const rows = await findExhausted(db, {
     discardedState: StepState.Exhausted,
     reason: query.reason ?? null,
@@ -23,15 +27,17 @@ export async function redrive(db: Executor, query: RedriveQuery = {}): Promise<R
   for (const row of rows) byRun.set(row.run_id, [...(byRun.get(row.run_id) ?? []), row.id]);
   let retried = 0;
   const runs: string[] = [];
+  const followUps: string[] = [];
   for (const [runId, stepIds] of byRun) {
     try {
       const done = await retryRun(db, runId, { stepIds });
-      retried += done.retried;
-      if (done.retried > 0) runs.push(runId);
+      retried += done.value.retried;
+      followUps.push(...done.followUps);
+      if (done.value.retried > 0) runs.push(runId);
     } catch (error) {
       // A refused run keeps its discards; the others are still redriven.
       if (!isCycloneError(error) || error.code === 'DATABASE_QUERY_FAILED') throw error;
     }
   }
-  return { retried, runs };
+  return settled({ retried, runs }, followUps);
 }

@@ -1,6 +1,6 @@
 import { NodeType, RetryAdditionalAttempts } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { singleFrom } from '../tables/changes.js';
+import { singleFrom, singleFromChangeParams } from '../tables/changes.js';
 import { retrySteps } from '../tables/steps/retry-steps.js';
 import {
   InProgressItemStates,
@@ -32,10 +32,7 @@ export async function reopenFanOuts(db: Executor, p: FanOutReopening): Promise<n
     await retrySteps(db, {
       runId: p.runId,
       stepIds: [...p.retried],
-      toState: retryFanOut.to,
-      fromStates: retryFanOut.from,
-      eventFrom: singleFrom(retryFanOut),
-      trigger: retryFanOut.trigger,
+      ...singleFromChangeParams(retryFanOut),
       nodeTypes: [NodeType.FanOut],
       additionalAttempts: RetryAdditionalAttempts,
     });

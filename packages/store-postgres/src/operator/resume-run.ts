@@ -9,23 +9,23 @@ import {
   runChange,
   stepChange,
   type NodeType as NodeTypeValue,
+  EventType,
 } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { singleFrom } from '../tables/changes.js';
+import { changeParams, singleFromChangeParams } from '../tables/changes.js';
 import { lockRun } from '../tables/runs/lock-run.js';
-import { settleRun } from '../settlement/settle-run.js';
-import { moveRun } from '../tables/runs/move-run.js';
-import { promoteReady } from '../tables/steps/promote-ready.js';
+import { settleRunAndClearMarker } from '../settlement/settle-run.js';
+import { settled, type Settled } from '../settlement/settled.js';
+import { moveRun, openMove } from '../tables/runs/move-run.js';
+import { promoteReady, promoteTask } from '../tables/steps/promote-ready.js';
 import { assertRunMove } from '../settlement/run-refusal.js';
 import { resumeSteps } from '../tables/steps/resume-steps.js';
-import { TerminalStepStates } from '../tables/steps/terminal-step-states.js';
 
 const resumeRunChange = runChange(RunTrigger.Resume, RunState.Running);
 const toAvailable = stepChange(StepTrigger.Resume, StepState.Available);
 const toSignal = stepChange(StepTrigger.Resume, StepState.WaitingSignal);
 const toTimer = stepChange(StepTrigger.Resume, StepState.WaitingTimer);
 const toChild = stepChange(StepTrigger.Resume, StepState.WaitingChild);
-const promote = stepChange(StepTrigger.Promote, StepState.Available, NodeType.Task);
 
 /** The node types the table's resume row into `to` applies to. */
 function resumedTypes(to: StepState): readonly NodeTypeValue[] {
@@ -42,24 +42,15 @@ function resumedTypes(to: StepState): readonly NodeTypeValue[] {
  * @throws NotFoundError for an unknown run; NotPausedError for a run that is not paused (reason
  *   `terminal` for a terminal run, `invalid-entry` for a running one); nothing changes
  */
-export function resumeRun(db: Executor, runId: string): Promise<{ steps: number }> {
+export function resumeRun(db: Executor, runId: string): Promise<Settled<{ steps: number }>> {
   return db.transaction(async (tx) => {
     const run = await lockRun(tx, { runId });
     if (!run) throw new NotFoundError('run', runId);
     assertRunMove(runId, run.state, resumeRunChange.to, resumeRunChange.trigger);
-    const [moved] = await moveRun(tx, {
-      runId,
-      toState: resumeRunChange.to,
-      fromStates: resumeRunChange.from,
-      trigger: resumeRunChange.trigger,
-      eventType: 'run_resumed',
-      terminal: false,
-      pausing: false,
-      clearError: false,
-      errorKind: null,
-      error: null,
-      terminalStepStates: TerminalStepStates,
-    });
+    const moved = await moveRun(
+      tx,
+      openMove(runId, changeParams(resumeRunChange), EventType.RunResumed),
+    );
     const resumed = await resumeSteps(tx, {
       runId,
       pausedMs: Math.max(0, Number(moved?.paused_ms ?? 0)),
@@ -75,15 +66,13 @@ export function resumeRun(db: Executor, runId: string): Promise<{ steps: number 
     });
     const promoted = await promoteReady(tx, {
       runId,
-      toState: promote.to,
-      fromStates: promote.from,
-      eventFrom: singleFrom(promote),
-      trigger: promote.trigger,
+      ...singleFromChangeParams(promoteTask),
       taskType: NodeType.Task,
     });
     // Wait nodes whose dependencies completed during the pause, and signals buffered while the
     // waits were paused (decision 51), move in the settlement, as they would have unpaused.
-    await settleRun(tx, runId);
-    return { steps: resumed.length + promoted.length };
+    // What it moved may have completed the run: a child run's parent is then a follow-up.
+    const followUps = await settleRunAndClearMarker(tx, runId);
+    return settled({ steps: resumed.length + promoted.length }, followUps);
   });
 }

@@ -13,24 +13,24 @@ import {
   proposeStep,
   runChange,
   stepChange,
+  EventType,
 } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { singleFrom } from '../tables/changes.js';
+import { changeParams, singleFrom, singleFromChangeParams } from '../tables/changes.js';
 import { loadRunNodes, type RunNodeRow } from '../tables/steps/load-run-nodes.js';
 import { lockRun } from '../tables/runs/lock-run.js';
 import { findCancelCauses } from '../tables/events/find-cancel-causes.js';
-import { moveRun } from '../tables/runs/move-run.js';
+import { moveRun, openMove } from '../tables/runs/move-run.js';
 import { planRetry, type RetryPlan } from './plan-retry.js';
-import { promoteReady } from '../tables/steps/promote-ready.js';
+import { promoteReady, promoteTask } from '../tables/steps/promote-ready.js';
 import { recountOpenSteps } from '../tables/runs/recount-open-steps.js';
 import { reopenSteps } from '../tables/steps/reopen-steps.js';
 import { retrySteps } from '../tables/steps/retry-steps.js';
-import { TerminalStepStates } from '../tables/steps/terminal-step-states.js';
 import { ChildNodeTypes, retryChild } from '../tables/children/child-changes.js';
 import { childRunsToRestart } from './child-runs-to-restart.js';
 import { retryChildNodes } from '../tables/children/retry-child-nodes.js';
-import { clearSettlement } from '../tables/outbox/clear-settlement.js';
-import { settleRun } from '../settlement/settle-run.js';
+import { settleRunAndClearMarker } from '../settlement/settle-run.js';
+import { settled, type Settled } from '../settlement/settled.js';
 import { findItemNodes } from '../tables/items/find-item-nodes.js';
 import { retryFanOut } from '../tables/items/fan-out-changes.js';
 import { reopenFanOuts } from './reopen-fan-outs.js';
@@ -39,7 +39,6 @@ const retryTask = stepChange(StepTrigger.OperatorRetry, StepState.Available);
 const reopen = stepChange(StepTrigger.OperatorRetryReopen, StepState.Pending, NodeType.Task);
 const reopenAny = stepChange(StepTrigger.OperatorRetryReopen, StepState.Pending);
 const retryRunChange = runChange(RunTrigger.OperatorRetry, RunState.Running);
-const promote = stepChange(StepTrigger.Promote, StepState.Available, NodeType.Task);
 /** The node types whose discarded steps go straight back to `available`: those a worker runs. */
 const RetriedTypes: readonly string[] = [NodeType.Task, NodeType.Item];
 /**
@@ -88,8 +87,13 @@ export interface RetriedRun {
  *   ChildNotRetryableError for a child node whose child run completed without a result for it.
  *   Nothing changes when it throws.
  */
-export function retryRun(db: Executor, runId: string, target: RetryTarget): Promise<RetriedRun> {
-  return db.transaction((tx) => retryInTransaction(tx, runId, target));
+export async function retryRun(
+  db: Executor,
+  runId: string,
+  target: RetryTarget,
+): Promise<Settled<{ retried: number; reopened: number }>> {
+  const done = await db.transaction((tx) => retryInTransaction(tx, runId, target));
+  return settled({ retried: done.retried, reopened: done.reopened }, done.followUps);
 }
 
 /** {@link retryRun} inside the caller's transaction (a parent's retry restarting its child run). */
@@ -140,30 +144,23 @@ async function retryInTransaction(
   const retried = await retrySteps(tx, {
     runId,
     stepIds: ids(plan.retry),
-    toState: retryTask.to,
-    fromStates: retryTask.from,
-    eventFrom: singleFrom(retryTask),
-    trigger: retryTask.trigger,
+    ...singleFromChangeParams(retryTask),
     nodeTypes: RetriedTypes,
     additionalAttempts: RetryAdditionalAttempts,
   });
   const retriedChildren = await retryChildNodes(tx, {
     runId,
     stepIds: ids(plan.retry),
-    toState: retryChild.to,
-    fromStates: retryChild.from,
-    eventFrom: singleFrom(retryChild),
-    trigger: retryChild.trigger,
+    ...singleFromChangeParams(retryChild),
     nodeTypes: ChildNodeTypes,
     completedState: StepState.Completed,
   });
   const reopened = await reopenSteps(tx, {
     runId,
     stepIds: ids(plan.reopen),
-    toState: reopenAny.to,
-    fromStates: reopenAny.from,
+    ...changeParams(reopenAny),
+    // Every reopened row moves from `cancelled`: the task row's single from-state names it.
     eventFrom: singleFrom(reopen),
-    trigger: reopenAny.trigger,
     completedState: StepState.Completed,
   });
   const isFanOut = (name: string) => byName.get(name)!.node_type === NodeType.FanOut;
@@ -173,35 +170,22 @@ async function retryInTransaction(
   };
   const items = await reopenFanOuts(tx, { runId, ...fanOuts });
   if (run.state === RunState.Failed || run.state === RunState.Cancelled) {
-    await moveRun(tx, {
-      runId,
-      toState: retryRunChange.to,
-      fromStates: retryRunChange.from,
-      trigger: retryRunChange.trigger,
-      eventType: 'run_retried',
-      terminal: false,
-      pausing: false,
-      clearError: true,
-      errorKind: null,
-      error: null,
-      terminalStepStates: TerminalStepStates,
-    });
+    await moveRun(
+      tx,
+      openMove(runId, changeParams(retryRunChange), EventType.RunRetried, { clearError: true }),
+    );
   } else {
-    await recountOpenSteps(tx, { runId, terminalStepStates: TerminalStepStates });
+    await recountOpenSteps(tx, { runId });
   }
   await promoteReady(tx, {
     runId,
-    toState: promote.to,
-    fromStates: promote.from,
-    eventFrom: singleFrom(promote),
-    trigger: promote.trigger,
+    ...singleFromChangeParams(promoteTask),
     taskType: NodeType.Task,
   });
   // Reopened child, fan-out and wait nodes move on in the settlement, as they would have without
   // the discard: a child node to waiting_child with its (restarted) child run, a fan-out node
   // expanded or its items released into the free places of its limit.
-  const followUps = await settleRun(tx, runId);
-  await clearSettlement(tx, { runId });
+  const followUps = await settleRunAndClearMarker(tx, runId);
   return {
     retried: retried.length + retriedChildren.length + fanOuts.retried.length + items,
     reopened: reopened.length,

@@ -1,6 +1,8 @@
+import { EventType } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
 import type { EventRecord } from '../schema/rows.js';
 import { defineStatement } from '../db/statement.js';
+import { eventTypeSql } from '../tables/events/record-events.js';
 import {
   CompletedEventId,
   runCompleted,
@@ -44,12 +46,12 @@ WITH run AS (
   LIMIT ${p.limit}
 ), derived AS (
   SELECT ${p.submittedId}::bigint AS id, run.id AS run_id, NULL::uuid AS step_id, NULL::text AS node,
-         'run_submitted'::text AS type, NULL::text AS from_state, ${p.submittedTo}::text AS to_state,
+         ${eventTypeSql(EventType.RunSubmitted)} AS type, NULL::text AS from_state, ${p.submittedTo}::text AS to_state,
          ${p.submitTrigger}::text AS trigger, NULL::text AS error_kind, NULL::jsonb AS detail,
          run.created_at AS at
   FROM run WHERE coalesce(${p.afterId}::bigint, -1) < ${p.submittedId}::bigint
   UNION ALL
-  SELECT ${p.completedId}::bigint, run.id, NULL, NULL, 'run_completed',
+  SELECT ${p.completedId}::bigint, run.id, NULL, NULL, ${eventTypeSql(EventType.RunCompleted)},
          coalesce((SELECT e.to_state FROM ${t.events} e
                    WHERE e.run_id = run.id AND e.step_id IS NULL
                    ORDER BY e.id DESC LIMIT 1), ${p.submittedTo}::text),

@@ -1,7 +1,8 @@
 import { cronFiresBetween, MaxFiresPerCall, ValidationError } from '@cyclone/core';
 import type { BackfillResult } from '../contract/schedule-store.js';
 import type { Executor } from '../db/executor.js';
-import { submit } from '../tables/runs/insert-new-runs.js';
+import { settled, type Settled } from '../settlement/settled.js';
+import { insertNewRuns, runsStartingChildren } from '../tables/runs/insert-new-runs.js';
 import { claimBackfillFires } from '../tables/schedules/claim-backfill-fires.js';
 import { databaseNow } from '../db/database-now.js';
 import { lockScheduleRow } from '../tables/schedules/get-schedule.js';
@@ -12,17 +13,18 @@ import { resolveScheduleTarget } from './schedule-target.js';
  * under the schedule's lock: the fire rows and their runs commit together, and a tick that has a
  * run (from the scanner or an earlier backfill) is counted as skipped. Overlap does not apply:
  * a backfill asks for history on purpose. The range must lie in the past by the database's clock.
- * Undefined for an unknown id.
+ * `value` is undefined for an unknown id; runs it started with child nodes waiting from the start
+ * are follow-ups.
  */
 export function backfillSchedule(
   db: Executor,
   id: string,
   from: Date,
   to: Date,
-): Promise<BackfillResult | undefined> {
+): Promise<Settled<BackfillResult | undefined>> {
   return db.transaction(async (tx) => {
     const row = await lockScheduleRow(tx, { id });
-    if (!row) return undefined;
+    if (!row) return settled(undefined);
     const now = await databaseNow(tx);
     if (to.getTime() > now.getTime()) {
       throw new ValidationError('backfill', [
@@ -41,7 +43,7 @@ export function backfillSchedule(
         },
       ]);
     }
-    if (ticks.length === 0) return { created: 0, skipped: 0 };
+    if (ticks.length === 0) return settled({ created: 0, skipped: 0 });
     const target = await resolveScheduleTarget(tx, row, new Map());
     if (!target.ok) {
       throw new ValidationError('backfill', [{ path: 'workflow', message: target.error }]);
@@ -54,7 +56,10 @@ export function backfillSchedule(
     });
     const takenIds = new Set(taken.map((t) => t.run_id));
     const created = runs.filter((r) => takenIds.has(r.id));
-    if (created.length > 0) await submit(tx, created);
-    return { created: created.length, skipped: ticks.length - created.length };
+    const submitted = created.length > 0 ? await insertNewRuns(tx, created) : [];
+    return settled(
+      { created: created.length, skipped: ticks.length - created.length },
+      runsStartingChildren(created, submitted),
+    );
   });
 }

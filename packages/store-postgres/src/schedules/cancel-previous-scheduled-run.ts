@@ -1,6 +1,6 @@
 import { RunState, RunTrigger, runChange } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { cancelRunIfActive } from '../settlement/cancel-run-tree.js';
+import { cancelRunTree } from '../settlement/cancel-run-tree.js';
 
 const cancelRun = runChange(RunTrigger.Cancel, RunState.Cancelled);
 
@@ -11,6 +11,6 @@ const cancelRun = runChange(RunTrigger.Cancel, RunState.Cancelled);
  * ended already).
  */
 export async function cancelPreviousScheduledRun(db: Executor, runId: string): Promise<boolean> {
-  const cancelled = await cancelRunIfActive(db, runId);
+  const cancelled = await cancelRunTree(db, runId, { refuseTerminal: false });
   return cancelRun.from.includes(cancelled.from);
 }

@@ -1,6 +1,7 @@
 import { describeThrown } from '@cyclone/core';
 import type { FireDueSchedulesPass, FireDueSchedulesResult } from '../contract/schedule-store.js';
 import type { Executor } from '../db/executor.js';
+import { settled, type Settled } from '../settlement/settled.js';
 import { fireSchedule } from './fire-schedule.js';
 import { lockDueSchedule } from '../tables/schedules/lock-due-schedule.js';
 import { recordScheduleFailure } from '../tables/schedules/record-schedule-failure.js';
@@ -14,23 +15,25 @@ import { recordScheduleFailure } from '../tables/schedules/record-schedule-failu
 export async function fireDueSchedules(
   db: Executor,
   pass: FireDueSchedulesPass,
-): Promise<FireDueSchedulesResult> {
+): Promise<Settled<FireDueSchedulesResult>> {
   const limit = pass.limit ?? 100;
   const handled: string[] = [];
   const result = { schedules: 0, submitted: 0, skipped: 0, failed: 0 };
+  const followUps: string[] = [];
   while (handled.length < limit) {
     let current: string | undefined;
     try {
-      const counts = await db.transaction(async (tx) => {
+      const fired = await db.transaction(async (tx) => {
         const row = await lockDueSchedule(tx, { now: pass.now, handled });
         if (!row) return undefined;
         current = row.id;
         return fireSchedule(tx, row, pass.now, pass.workflows);
       });
-      if (!counts) break;
-      result.submitted += counts.submitted;
-      result.skipped += counts.skipped;
-      result.failed += counts.failed;
+      if (!fired) break;
+      result.submitted += fired.counts.submitted;
+      result.skipped += fired.counts.skipped;
+      result.failed += fired.counts.failed;
+      followUps.push(...fired.followUps);
     } catch (error) {
       // Nothing of the schedule's pass was written; without an id the pass itself cannot go on.
       if (current === undefined) throw error;
@@ -43,5 +46,5 @@ export async function fireDueSchedules(
     handled.push(current!);
     result.schedules++;
   }
-  return result;
+  return settled(result, followUps);
 }

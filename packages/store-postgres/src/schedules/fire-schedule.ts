@@ -8,15 +8,19 @@ import {
 import type { FireOutcome } from '../contract/schedule-store.js';
 import type { Executor } from '../db/executor.js';
 import { lockRun } from '../tables/runs/lock-run.js';
-import { submit } from '../tables/runs/insert-new-runs.js';
+import { insertNewRuns, runsStartingChildren } from '../tables/runs/insert-new-runs.js';
 import { advanceSchedule } from '../tables/schedules/advance-schedule.js';
 import { cancelPreviousScheduledRun } from './cancel-previous-scheduled-run.js';
 import { insertFires } from '../tables/schedules/insert-fires.js';
 import { resolveScheduleTarget } from './schedule-target.js';
 import type { ScheduleRow } from '../tables/schedules/schedule-row.js';
 
-/** How many fires of each outcome one schedule's pass recorded. */
-export type FireCounts = Record<FireOutcome, number>;
+/** How many fires of each outcome one schedule's pass recorded, and the runs to settle after it. */
+export interface FirePass {
+  readonly counts: Record<FireOutcome, number>;
+  /** Runs it started with child nodes waiting from the start (see `runsStartingChildren`). */
+  readonly followUps: readonly string[];
+}
 
 /** Raised to roll a schedule's pass back when its `next_run_at` moved under it. */
 export class ScheduleMovedError extends Error {
@@ -37,8 +41,9 @@ export async function fireSchedule(
   row: ScheduleRow,
   now: Date,
   known: ReadonlyMap<string, WorkflowDefinition>,
-): Promise<FireCounts> {
-  const counts: FireCounts = { submitted: 0, skipped: 0, failed: 0 };
+): Promise<FirePass> {
+  const counts: Record<FireOutcome, number> = { submitted: 0, skipped: 0, failed: 0 };
+  const followUps: string[] = [];
   const previousNextRunAt = row.next_run_at!;
   const plan = planDueFires({
     schedule: { cron: row.cron, timezone: row.timezone },
@@ -96,7 +101,7 @@ export async function fireSchedule(
     if (active && row.overlap === OverlapPolicy.CancelPrevious) {
       await cancelPreviousScheduledRun(db, lastRunId!);
     }
-    await submit(db, [run]);
+    followUps.push(...runsStartingChildren([run], await insertNewRuns(db, [run])));
     counts.submitted++;
     lastRunId = run.id;
     newestRunId = run.id;
@@ -117,7 +122,7 @@ export async function fireSchedule(
     error: lastError,
   });
   if (!advanced) throw new ScheduleMovedError(row.id);
-  return counts;
+  return { counts, followUps };
 }
 
 async function isActive(db: Executor, runId: string): Promise<boolean> {

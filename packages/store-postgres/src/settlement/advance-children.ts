@@ -1,8 +1,13 @@
-import { ErrorKind, OutputBytes, RunState, StepState, type StepChange } from '@cyclone/core';
+import {
+  ErrorKind,
+  EventType,
+  OutputBytes,
+  RunState,
+  StepState,
+  type StepChange,
+} from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { singleFrom } from '../tables/changes.js';
-import { completeWaits } from './complete-waits.js';
-import { promoteWaits } from '../tables/waits/promote-waits.js';
+import { singleFromChangeParams } from '../tables/changes.js';
 import {
   ChildNodeTypes,
   completeChild,
@@ -10,12 +15,16 @@ import {
   promoteChild,
 } from '../tables/children/child-changes.js';
 import { childNodesOfRun } from '../tables/children/child-nodes.js';
-import { childResult } from './child-result.js';
 import { discardChildNode } from '../tables/children/discard-child-node.js';
 import { loadWaitingChildren } from '../tables/children/load-waiting-children.js';
+import { promoteWaits } from '../tables/waits/promote-waits.js';
+import { childResult } from './child-result.js';
+import { completeNodes } from './complete-nodes.js';
+import type { SettlingRun } from './settling-run.js';
 import { startChildRun } from './start-child-run.js';
 
-const completion = { change: completeChild, timedOut: false, eventType: 'child_completed' };
+const completion = { change: completeChild, timedOut: false, eventType: EventType.ChildCompleted };
+const promotion = singleFromChangeParams(promoteChild);
 
 /**
  * Discards a waiting child node with error kind `permanent` (see `discard-child-node`); returns
@@ -29,10 +38,7 @@ export async function discardChild(
 ): Promise<{ childRunId: string | null } | undefined> {
   const row = await discardChildNode(db, {
     stepId,
-    toState: change.to,
-    fromStates: change.from,
-    eventFrom: singleFrom(change),
-    trigger: change.trigger,
+    ...singleFromChangeParams(change),
     errorKind: ErrorKind.Permanent,
     error,
   });
@@ -46,42 +52,31 @@ export async function discardChild(
  * child run ended: completed with the child's result, or discarded as `permanent` when the child
  * failed, was cancelled or gave no result, or the child workflow is unknown or did not build.
  * A paused run promotes nothing, and its child nodes are paused: a child that ends meanwhile
- * stays recorded in its own run's state, and the settlement after `resume` applies it.
+ * stays recorded in its own run's state, and the settlement after `resume` applies it. A child
+ * run it starts is a follow-up of the settlement (it may have child nodes of its own to start).
  *
- * @param followUps - collects runs this wrote to the settlement outbox besides `runId` (a child
- *   run with child nodes of its own, the parent of a run the completion ended)
  * @returns whether a child node completed or was discarded, which may make other nodes ready
  */
-export async function advanceChildren(
-  db: Executor,
-  runId: string,
-  runState: RunState,
-  followUps: Set<string>,
-): Promise<boolean> {
+export async function advanceChildren(db: Executor, run: SettlingRun): Promise<boolean> {
+  const runId = run.id;
   await promoteWaits(db, {
     runId,
     nodeTypes: ChildNodeTypes,
     timer: false,
-    toState: promoteChild.to,
-    fromStates: promoteChild.from,
-    trigger: promoteChild.trigger,
-    eventFrom: singleFrom(promoteChild),
+    ...promotion,
     promotingRunState: RunState.Running,
   });
-  if (runState !== RunState.Running) return false;
+  if (run.state !== RunState.Running) return false;
   const waiting = await loadWaitingChildren(db, { runId, waitingState: StepState.WaitingChild });
   if (waiting.length === 0) return false;
   const parent = await childNodesOfRun(db, runId);
   let moved = false;
   for (const step of waiting) {
+    if (run.ended) break;
     const node = parent?.nodes.get(step.node);
     if (!parent || !node) {
-      await discardChild(
-        db,
-        step.id,
-        failChild,
-        `node ${step.node} is not a child node of the run's definition`,
-      );
+      const error = `node ${step.node} is not a child node of the run's definition`;
+      await discardChild(db, step.id, failChild, error);
       moved = true;
       continue;
     }
@@ -93,7 +88,7 @@ export async function advanceChildren(
         inputJson: parent.inputJson,
       });
       if (started.ok) {
-        followUps.add(started.childRunId);
+        run.followUps.add(started.childRunId);
       } else {
         await discardChild(db, step.id, failChild, started.error);
         moved = true;
@@ -111,8 +106,7 @@ export async function advanceChildren(
     moved = true;
     const outputJson = result.ok ? JSON.stringify(result.output ?? null) : undefined;
     if (outputJson !== undefined && Buffer.byteLength(outputJson) <= OutputBytes) {
-      const { toSettle } = await completeWaits(db, completion, [{ stepId: step.id, outputJson }]);
-      for (const id of toSettle) if (id !== runId) followUps.add(id);
+      run.absorb(await completeNodes(db, completion, [{ stepId: step.id, outputJson }]));
     } else {
       const error = result.ok
         ? `the result of child run ${step.child_run_id} is larger than ${OutputBytes} bytes`

@@ -1,6 +1,6 @@
 import { ErrorKind, NodeType, RunState, StepState } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { singleFrom } from '../tables/changes.js';
+import { singleFromChangeParams } from '../tables/changes.js';
 import { collectItemOutputs } from '../tables/items/collect-item-outputs.js';
 import { finishFanOut } from './finish-fan-out.js';
 import { expandFanOut } from './expand-fan-out.js';
@@ -13,15 +13,9 @@ import {
 import { findFanOuts, type OpenFanOutRow } from '../tables/items/find-fan-outs.js';
 import { readFanOutProgress } from '../tables/items/read-fan-out-progress.js';
 import { releaseItems } from '../tables/items/release-items.js';
+import type { SettlingRun } from './settling-run.js';
 
-/** What a pass over a run's fan-out nodes did. */
-export interface FanOutAdvance {
-  /**
-   * Whether a fan-out node reached a terminal state: its dependents may now be ready (a wait, or
-   * another fan-out), so the settlement goes round again.
-   */
-  readonly ended: boolean;
-}
+const release = singleFromChangeParams(releaseItem);
 
 /**
  * Moves a run's fan-out nodes on, as part of settling it (under its lock, in the settlement's
@@ -30,32 +24,31 @@ export interface FanOutAdvance {
  * others), completes it with the item outputs once every item completed, or else releases
  * waiting items into the free places of its limit. A paused run expands (items paused within the
  * limit) and may finish a node, but releases nothing: it starts no new work.
+ *
+ * @returns whether a fan-out node reached a terminal state: its dependents may now be ready (a
+ *   wait, or another fan-out), so the settlement goes round again
  */
-export async function advanceFanOuts(
-  db: Executor,
-  runId: string,
-  runState: RunState,
-): Promise<FanOutAdvance> {
+export async function advanceFanOuts(db: Executor, run: SettlingRun): Promise<boolean> {
   const nodes = await findFanOuts(db, {
-    runId,
+    runId: run.id,
     fanOutType: NodeType.FanOut,
     pendingState: StepState.Pending,
   });
-  const paused = runState === RunState.Paused;
   let ended = false;
   for (const node of nodes) {
+    if (run.ended) break;
     const outcome = node.expanded
-      ? await progress(db, node, paused)
-      : await expandFanOut(db, runId, node, paused);
+      ? await progress(db, run, node)
+      : await expandFanOut(db, run, node);
     if (outcome === 'completed' || outcome === 'discarded') ended = true;
   }
-  return { ended };
+  return ended;
 }
 
 async function progress(
   db: Executor,
+  run: SettlingRun,
   node: OpenFanOutRow,
-  paused: boolean,
 ): Promise<'completed' | 'discarded' | 'moved-on' | 'released'> {
   const state = await readFanOutProgress(db, {
     nodeId: node.id,
@@ -73,19 +66,19 @@ async function progress(
     return failed ? 'discarded' : 'moved-on';
   }
   if (!state.unfinished) {
-    return finishFanOut(db, node.id, await collectItemOutputs(db, { nodeId: node.id }));
+    return finishFanOut(db, run, node.id, await collectItemOutputs(db, { nodeId: node.id }));
   }
   // Without a limit every item was inserted available; only items a retry reopened wait.
-  if (paused || (node.max_parallel !== null && state.in_progress >= node.max_parallel)) {
+  if (
+    run.state === RunState.Paused ||
+    (node.max_parallel !== null && state.in_progress >= node.max_parallel)
+  ) {
     return 'moved-on';
   }
   await releaseItems(db, {
     nodeId: node.id,
     inProgressStates: InProgressItemStates,
-    toState: releaseItem.to,
-    fromStates: releaseItem.from,
-    eventFrom: singleFrom(releaseItem),
-    trigger: releaseItem.trigger,
+    ...release,
   });
   return 'released';
 }

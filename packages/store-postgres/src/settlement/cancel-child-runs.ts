@@ -1,5 +1,5 @@
 import type { Executor } from '../db/executor.js';
-import { cancelRunIfActive } from './cancel-run-tree.js';
+import { cancelRunTree } from './cancel-run-tree.js';
 
 /**
  * Cancels the active child runs of child nodes that were just cancelled or discarded (fail-fast,
@@ -17,7 +17,7 @@ export async function cancelChildRuns(
   const cancelled: string[] = [];
   for (const { child_run_id: childRunId } of ended) {
     if (childRunId === null) continue;
-    const done = await cancelRunIfActive(db, childRunId);
+    const done = await cancelRunTree(db, childRunId, { refuseTerminal: false });
     if (done.steps > 0 || done.childRuns.length > 0) cancelled.push(childRunId);
     cancelled.push(...done.childRuns);
   }

@@ -6,18 +6,19 @@ import {
   StepTrigger,
   runChange,
   stepChange,
+  EventType,
 } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
 import { lockRun } from '../tables/runs/lock-run.js';
 import { endRunSteps } from '../tables/steps/end-run-steps.js';
-import { moveRun } from '../tables/runs/move-run.js';
+import { moveRun, terminalMove } from '../tables/runs/move-run.js';
 import { assertRunMove } from './run-refusal.js';
-import { TerminalStepStates } from '../tables/steps/terminal-step-states.js';
+import { changeParams } from '../tables/changes.js';
 
-const cancelStep = stepChange(StepTrigger.Cancel, StepState.Cancelled);
+const cancelStep = changeParams(stepChange(StepTrigger.Cancel, StepState.Cancelled));
 const cancelRunChange = runChange(RunTrigger.Cancel, RunState.Cancelled);
 
-/** What {@link cancelRun} did. */
+/** What {@link cancelRunTree} did. */
 export interface CancelledRun {
   /** The run's state before the cancel. */
   readonly from: RunState;
@@ -30,23 +31,22 @@ export interface CancelledRun {
 }
 
 /**
- * Cancels a running or paused run: every non-terminal step to `cancelled` (completed steps stay),
- * the active child run of a waiting child node too, and the run to `cancelled`, all in one
- * transaction that takes the run's lock first. Workers holding a running step are told at once.
+ * Cancels a running or paused run inside the caller's transaction, taking its lock first: every
+ * non-terminal step to `cancelled` (completed steps stay), the active child run of a waiting child
+ * node too (recursively, parent before child), and the run to `cancelled`. Workers holding a
+ * running step are told at once. With `refuseTerminal` a terminal run is refused; without it
+ * (cancelling the child runs of nodes that ended, a schedule's `cancel_previous`) a run that has
+ * ended already is quietly left as it is.
  *
  * @throws NotFoundError for an unknown run; AlreadyTerminalError (reason `terminal`) for a
- *   terminal one, and nothing changes
+ *   terminal one when `refuseTerminal`, and nothing changes
  */
-export function cancelRun(db: Executor, runId: string): Promise<CancelledRun> {
-  return db.transaction((tx) => cancelInTransaction(tx, runId, true));
-}
-
-/**
- * Cancels a run inside the caller's transaction, as {@link cancelRun} does, but quietly skips a
- * run that has ended already (a schedule's `cancel_previous`). Returns what it did.
- */
-export function cancelRunIfActive(tx: Executor, runId: string): Promise<CancelledRun> {
-  return cancelInTransaction(tx, runId, false);
+export function cancelRunTree(
+  tx: Executor,
+  runId: string,
+  options: { readonly refuseTerminal: boolean },
+): Promise<CancelledRun> {
+  return cancelInTransaction(tx, runId, options.refuseTerminal);
 }
 
 async function cancelInTransaction(
@@ -62,27 +62,16 @@ async function cancelInTransaction(
   assertRunMove(runId, run.state, cancelRunChange.to, cancelRunChange.trigger);
   const ended = await endRunSteps(tx, {
     runId,
-    toState: cancelStep.to,
-    fromStates: cancelStep.from,
-    trigger: cancelStep.trigger,
-    eventType: `step_cancelled_${cancelStep.trigger}`,
+    ...cancelStep,
+    eventType: EventType.StepCancelledCancel,
     errorKind: null,
     error: null,
     runningState: StepState.Running,
   });
-  const [moved] = await moveRun(tx, {
-    runId,
-    toState: cancelRunChange.to,
-    fromStates: cancelRunChange.from,
-    trigger: cancelRunChange.trigger,
-    eventType: 'run_cancelled',
-    terminal: true,
-    pausing: false,
-    clearError: false,
-    errorKind: null,
-    error: null,
-    terminalStepStates: TerminalStepStates,
-  });
+  const moved = await moveRun(
+    tx,
+    terminalMove(runId, changeParams(cancelRunChange), EventType.RunCancelled),
+  );
   // A child node's run is cancelled with it: the parent no longer waits for its result. Parent
   // before child is the lock order of every writer that touches both.
   const childRuns: string[] = [];

@@ -1,6 +1,7 @@
-import { StepState } from '@cyclone/core';
+import { StepState, EventType } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { completeWaits, type CompletedWaits } from './complete-waits.js';
+import { completeNodes } from './complete-nodes.js';
+import type { SettlingRun } from './settling-run.js';
 import { gatherSignals } from '../tables/signals/gather-signals.js';
 import {
   loadBufferedSignals,
@@ -10,7 +11,7 @@ import { loadSignalWaits, type SignalWaitRow } from '../tables/waits/load-signal
 import { consumedOutput } from '../tables/waits/wait-outputs.js';
 import { consumeSignal } from '../tables/waits/wait-changes.js';
 
-const consumed = { change: consumeSignal, timedOut: false, eventType: 'signal_consumed' };
+const consumed = { change: consumeSignal, timedOut: false, eventType: EventType.SignalConsumed };
 
 interface Assignment {
   readonly wait: SignalWaitRow;
@@ -39,10 +40,13 @@ function assign(waits: readonly SignalWaitRow[], signals: readonly BufferedSigna
  * consumed signal is marked with its node, a `waitN` short of its quorum keeps the payloads, and
  * every node that got what it waited for completes (`signal_consumed`) through the completion
  * statement. Runs in the transaction that holds the run's lock.
+ *
+ * @returns how many nodes completed
  */
-export async function consumeSignals(db: Executor, runId: string): Promise<CompletedWaits> {
+export async function consumeSignals(db: Executor, run: SettlingRun): Promise<number> {
+  const runId = run.id;
   const waits = await loadSignalWaits(db, { runId, waitingState: StepState.WaitingSignal });
-  if (waits.length === 0) return { completed: new Set(), toSettle: new Set() };
+  if (waits.length === 0) return 0;
   const signals = await loadBufferedSignals(db, { runId });
   const completions = [];
   for (const { wait, signals: taken } of assign(waits, signals)) {
@@ -59,5 +63,7 @@ export async function consumeSignals(db: Executor, runId: string): Promise<Compl
       completions.push({ stepId: wait.id, outputJson: JSON.stringify(output) });
     }
   }
-  return completeWaits(db, consumed, completions);
+  const done = await completeNodes(db, consumed, completions);
+  run.absorb(done);
+  return done.completed.size;
 }

@@ -1,9 +1,10 @@
+import { EventType } from '@cyclone/core';
 import type { StepChange } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { singleFrom } from '../tables/changes.js';
+import { singleFromChangeParams } from '../tables/changes.js';
 import { lockRunOfStep } from '../tables/runs/lock-run-of-step.js';
-import { settleChain } from './settle-follow-ups.js';
 import { settleRun } from './settle-run.js';
+import { settled, type Settled } from './settled.js';
 import { discardStep, type DiscardStepParams } from '../tables/steps/discard-step.js';
 
 /** What a discard records. */
@@ -27,38 +28,30 @@ export function discardParams(stepId: string, claimToken: string, p: Discard): D
     error: p.error,
     errorKind: p.errorKind,
     panicStack: p.panicStack,
-    eventType: 'step_discarded',
+    eventType: EventType.StepDiscarded,
     detail: JSON.stringify({ ...p.detail, trigger: p.change.trigger }),
     chargeAttempt: p.chargeAttempt,
     requireExpiredLease: p.requireExpiredLease ?? false,
-    toState: p.change.to,
-    fromStates: p.change.from,
-    eventFrom: singleFrom(p.change),
-    trigger: p.change.trigger,
+    ...singleFromChangeParams(p.change),
   };
 }
 
 /**
  * Discards a running step, fenced by its claim, and settles its run (fail-fast or branch
- * cancellation, the run's new state), all in one transaction. False when fenced out.
+ * cancellation, the run's new state), all in one transaction. `value` is false when fenced out.
  */
-export async function discard(
+export function discardAndSettle(
   db: Executor,
   stepId: string,
   claimToken: string,
   p: Discard,
-): Promise<boolean> {
-  const followUps: string[] = [];
-  const done = await db.transaction(async (tx) => {
-    followUps.length = 0;
+): Promise<Settled<boolean>> {
+  return db.transaction(async (tx) => {
     const run = await lockRunOfStep(tx, { stepId });
-    if (!run) return false;
+    if (!run) return settled(false);
     const gone = await discardStep(tx, discardParams(stepId, claimToken, p));
-    if (gone.length === 0) return false;
-    followUps.push(...(await settleRun(tx, run.id)));
-    return true;
+    if (gone.length === 0) return settled(false);
+    // A child run that failed wrote its parent to the outbox: a follow-up of the discard.
+    return settled(true, await settleRun(tx, run.id));
   });
-  // A child run that failed wrote its parent to the outbox: its child node learns of it now.
-  await settleChain(db, followUps);
-  return done;
 }

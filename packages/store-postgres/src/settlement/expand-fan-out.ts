@@ -3,6 +3,7 @@ import {
   insertedItemState,
   MaxFanOutItems,
   NodeType,
+  RunState,
   StepState,
   StepTrigger,
 } from '@cyclone/core';
@@ -11,6 +12,7 @@ import { uuidv7 } from '../db/ids.js';
 import { finishFanOut } from './finish-fan-out.js';
 import { failFanOutNode } from './fail-fan-out.js';
 import { insertItems } from '../tables/items/insert-items.js';
+import type { SettlingRun } from './settling-run.js';
 import { loadFanOutSource } from '../tables/items/load-fan-out-source.js';
 
 /**
@@ -38,10 +40,11 @@ export type Expansion = 'expanded' | 'completed' | 'discarded' | 'moved-on';
  */
 export async function expandFanOut(
   db: Executor,
-  runId: string,
+  run: SettlingRun,
   node: ReadyFanOut,
-  runPaused: boolean,
 ): Promise<Expansion> {
+  const runId = run.id;
+  const runPaused = run.state === RunState.Paused;
   const source = await loadFanOutSource(db, { runId, node: node.node });
   const maxItems = source?.max_items ?? MaxFanOutItems;
   if (!source?.source || source.output_type !== 'array' || source.length === null) {
@@ -61,7 +64,7 @@ export async function expandFanOut(
     });
     return failed ? 'discarded' : 'moved-on';
   }
-  if (source.length === 0) return finishFanOut(db, node.id, '[]');
+  if (source.length === 0) return finishFanOut(db, run, node.id, '[]');
 
   const withinState = insertedItemState({ withinLimit: true, runPaused });
   const beyondState = insertedItemState({ withinLimit: false, runPaused });

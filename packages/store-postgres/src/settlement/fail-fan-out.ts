@@ -1,9 +1,12 @@
 import { StepState } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { singleFrom } from '../tables/changes.js';
+import { changeParams, singleFromChangeParams } from '../tables/changes.js';
 import { cancelItems } from '../tables/items/cancel-items.js';
 import { discardFanOut } from '../tables/items/discard-fan-out.js';
 import { cancelItem, failFanOut } from '../tables/items/fan-out-changes.js';
+
+const discardNode = singleFromChangeParams(failFanOut);
+const itemCancellation = changeParams(cancelItem);
 
 /** Why a fan-out node fails. */
 export interface FanOutFailure {
@@ -27,17 +30,12 @@ export async function failFanOutNode(
     error: failure.error,
     errorKind: failure.errorKind,
     detail: JSON.stringify({ ...failure.detail, trigger: failFanOut.trigger }),
-    toState: failFanOut.to,
-    fromStates: failFanOut.from,
-    eventFrom: singleFrom(failFanOut),
-    trigger: failFanOut.trigger,
+    ...discardNode,
   });
   if (!discarded) return false;
   await cancelItems(db, {
     nodeId,
-    toState: cancelItem.to,
-    fromStates: cancelItem.from,
-    trigger: cancelItem.trigger,
+    ...itemCancellation,
     runningState: StepState.Running,
   });
   return true;

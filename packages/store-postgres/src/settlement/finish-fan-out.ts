@@ -1,22 +1,28 @@
-import { ErrorKind, OutputBytes, payloadByteLength } from '@cyclone/core';
+import { ErrorKind, EventType, OutputBytes, payloadByteLength } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { singleFrom } from '../tables/changes.js';
-import { afterCompletion } from '../tables/steps/after-completion.js';
-import { completeSteps } from '../tables/steps/complete-steps.js';
 import { completeFanOut } from '../tables/items/fan-out-changes.js';
+import { completeNodes } from './complete-nodes.js';
 import { failFanOutNode } from './fail-fan-out.js';
+import type { SettlingRun } from './settling-run.js';
+
+const completion = {
+  change: completeFanOut,
+  timedOut: false,
+  eventType: EventType.FanOutCompleted,
+};
 
 /**
  * Completes a fan-out node with `outputJson` (its item outputs in item order, `[]` for an empty
- * list) through the completion statement a handler's success uses, so the node counts off the
- * run's open steps, promotes its dependents and may complete the run exactly as a task does; no
- * attempt is counted and no claim fences it (the run's lock does). A collected output over
- * `OutputBytes` discards the node with kind `permanent` instead. Runs under the run's lock.
+ * list) through the completion statement a handler's success uses (`completeNodes`), so the node
+ * counts off the run's open steps, promotes its dependents and may complete the run exactly as a
+ * task does. A collected output over `OutputBytes` discards the node with kind `permanent`
+ * instead. Runs under the run's lock.
  *
  * @returns `completed` or `discarded`; `moved-on` when the node was no longer pending
  */
 export async function finishFanOut(
   db: Executor,
+  run: SettlingRun,
   nodeId: string,
   outputJson: string,
 ): Promise<'completed' | 'discarded' | 'moved-on'> {
@@ -29,18 +35,7 @@ export async function finishFanOut(
     });
     return failed ? 'discarded' : 'moved-on';
   }
-  const rows = await completeSteps(db, {
-    ...afterCompletion,
-    countAttempt: false,
-    timedOut: false,
-    completeEventType: 'fan_out_completed',
-    completeTo: completeFanOut.to,
-    completeFrom: completeFanOut.from,
-    completeTrigger: completeFanOut.trigger,
-    completeEventFrom: singleFrom(completeFanOut),
-    stepIds: [nodeId],
-    claimTokens: [null],
-    outputs: [outputJson],
-  });
-  return rows.some((r) => r.what === 'done' && r.id === nodeId) ? 'completed' : 'moved-on';
+  const done = await completeNodes(db, completion, [{ stepId: nodeId, outputJson }]);
+  run.absorb(done);
+  return done.completed.has(nodeId) ? 'completed' : 'moved-on';
 }

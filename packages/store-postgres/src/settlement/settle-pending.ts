@@ -1,20 +1,25 @@
+import type { StoreLogger } from '../contract/store-logger.js';
 import type { Executor } from '../db/executor.js';
 import { findPendingSettlements } from '../tables/outbox/find-pending-settlements.js';
-import { settleChain } from './settle-follow-ups.js';
-import { settleMarkedRun } from './settle-marked-run.js';
+import { settleFollowUps, settleMarkedRun } from './settle-follow-ups.js';
 
 /**
  * Re-drives the settlement outbox: settles up to `limit` runs whose steps ended while their
  * settlement did not happen (the completing process crashed or lost its connection in between).
  * Each run is settled in its own transaction; settling a run twice is harmless (the second finds
- * nothing to do), so it may race with the completing worker. Returns how many runs it settled.
+ * nothing to do), so it may race with the completing worker. A run that fails to settle here
+ * fails the pass, which the scanner reports and runs again. Returns how many runs it settled.
  */
-export async function settlePending(db: Executor, limit = 100): Promise<number> {
+export async function settlePending(
+  db: Executor,
+  logger: StoreLogger,
+  limit = 100,
+): Promise<number> {
   const pending = await findPendingSettlements(db, { limit });
   for (const { run_id: runId } of pending) {
     // What a settlement writes to the outbox (a child run started, a parent whose child ended)
     // is settled at once, in its own transaction, rather than at the next pass.
-    await settleChain(db, await settleMarkedRun(db, runId));
+    await settleFollowUps(db, await settleMarkedRun(db, runId), logger);
   }
   return pending.length;
 }

@@ -1,68 +1,89 @@
 import {
   decideRunOutcome,
   ErrorKind,
+  EventType,
   isTerminalRun,
   isTerminalStep,
-  runChange,
+  RunState,
   RunTrigger,
+  runChange,
   StepState,
   StepTrigger,
   stepChange,
-  type RunChange,
 } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { cancelSteps } from '../tables/steps/cancel-steps.js';
-import { loadRunNodes } from '../tables/steps/load-run-nodes.js';
+import { changeParams } from '../tables/changes.js';
+import { clearSettlement } from '../tables/outbox/clear-settlement.js';
 import { lockRun } from '../tables/runs/lock-run.js';
-import { setRunState } from '../tables/runs/set-run-state.js';
-import { advanceWaits } from './advance-waits.js';
+import { moveRun, terminalMove } from '../tables/runs/move-run.js';
+import { cancelSteps } from '../tables/steps/cancel-steps.js';
+import { loadRunNodes, type RunNodeRow } from '../tables/steps/load-run-nodes.js';
 import { advanceChildren } from './advance-children.js';
-import { cancelChildRuns } from './cancel-child-runs.js';
 import { advanceFanOuts } from './advance-fan-outs.js';
+import { advanceWaits } from './advance-waits.js';
+import { cancelChildRuns } from './cancel-child-runs.js';
+import { SettlingRun } from './settling-run.js';
 
 // Every write below is one of these changes; the table refuses an illegal one at import.
-const cancelByFailFast = stepChange(StepTrigger.FailFast, StepState.Cancelled);
-const cancelByBranch = stepChange(StepTrigger.CancelBranch, StepState.Cancelled);
-const runCompletes = runChange(RunTrigger.Complete, 'completed');
-const runFails = runChange(RunTrigger.DiscardUncontained, 'failed');
-
-function runChangeParams(change: RunChange) {
-  return { toState: change.to, fromStates: change.from, trigger: change.trigger, terminal: true };
-}
+const cancellations = [
+  {
+    change: changeParams(stepChange(StepTrigger.CancelBranch, StepState.Cancelled)),
+    eventType: EventType.StepCancelledCancelBranch,
+  },
+  {
+    change: changeParams(stepChange(StepTrigger.FailFast, StepState.Cancelled)),
+    eventType: EventType.StepCancelledFailFast,
+  },
+];
+const runCompletes = changeParams(runChange(RunTrigger.Complete, RunState.Completed));
+const runFails = changeParams(runChange(RunTrigger.DiscardUncontained, RunState.Failed));
 
 /**
  * Brings a run in line with the run-state rule of core after one of its steps ended in a way the
  * fast paths do not settle (a discard, above all, a dependency of a wait, fan-out or child node
  * completed, an item task ended): promotes ready wait nodes into their wait and lets them consume
- * buffered signals, expands ready fan-out nodes and moves expanded ones on (`advanceFanOuts`),
- * starts, completes and discards child nodes (`advanceChildren`), cancels what fail-fast or
- * branch cancellation cancels (with the runs of cancelled child nodes) and moves the run to
- * `completed` or `failed`. Must run inside a transaction; it takes the run's lock first.
+ * buffered signals (`advanceWaits`), expands ready fan-out nodes and moves expanded ones on
+ * (`advanceFanOuts`), starts, completes and discards child nodes (`advanceChildren`), cancels what
+ * fail-fast or branch cancellation cancels (with the runs of cancelled child nodes) and moves the
+ * run to `completed` or `failed`. Must run inside a transaction; it takes the run's lock first,
+ * once: nothing else changes the run's state while it holds it.
  *
  * @returns the other runs it wrote to the settlement outbox (a child run it started, the parent
  *   of this run when it ended), for the caller to settle once this transaction has committed
  */
 export async function settleRun(db: Executor, runId: string): Promise<string[]> {
-  const followUps = new Set<string>();
   const locked = await lockRun(db, { runId });
   if (!locked || isTerminalRun(locked.state)) return [];
+  const run = new SettlingRun(runId, locked.state);
   // A wait, fan-out or child node that ended may make another node ready: repeat until nothing
-  // moves (each pass that continues ended at least one node, so the loop ends).
+  // moves (each pass that goes round ended at least one node, so the loop ends).
   for (;;) {
-    await advanceWaits(db, runId);
-    // A wait that completed may have completed the run: read its state again (the lock is held).
-    const current = await lockRun(db, { runId });
-    if (!current || isTerminalRun(current.state)) return [...followUps];
-    const { ended } = await advanceFanOuts(db, runId, current.state);
-    // A fan-out that completed may have completed the run: read its state again.
-    const afterFanOuts = await lockRun(db, { runId });
-    if (!afterFanOuts || isTerminalRun(afterFanOuts.state)) return [...followUps];
-    const childrenMoved = await advanceChildren(db, runId, afterFanOuts.state, followUps);
-    if (!ended && !childrenMoved) break;
+    await advanceWaits(db, run);
+    if (run.ended) return [...run.followUps];
+    const fanOutEnded = await advanceFanOuts(db, run);
+    if (run.ended) return [...run.followUps];
+    const childMoved = await advanceChildren(db, run);
+    if (run.ended) return [...run.followUps];
+    if (!fanOutEnded && !childMoved) break;
   }
-  const run = await lockRun(db, { runId });
-  if (!run || isTerminalRun(run.state)) return [...followUps];
-  const nodes = await loadRunNodes(db, { runId });
+  await applyRunOutcome(db, run);
+  return [...run.followUps];
+}
+
+/**
+ * Settles a run and clears its settlement marker, in the caller's transaction: the marker goes
+ * only with the settlement it stands for. Locks the run before the marker, like the completion
+ * statement (which updates the run before it inserts the marker).
+ */
+export async function settleRunAndClearMarker(tx: Executor, runId: string): Promise<string[]> {
+  const followUps = await settleRun(tx, runId);
+  await clearSettlement(tx, { runId });
+  return followUps;
+}
+
+/** Applies core's run-state rule: the cancellations it asks for, then the run's new state. */
+async function applyRunOutcome(db: Executor, run: SettlingRun): Promise<void> {
+  const nodes = await loadRunNodes(db, { runId: run.id });
   const outcome = decideRunOutcome({
     runState: run.state,
     nodes: nodes.map((n) => ({
@@ -73,50 +94,34 @@ export async function settleRun(db: Executor, runId: string): Promise<string[]> 
     })),
   });
 
-  const idOf = new Map(nodes.map((n) => [n.node, n]));
-  for (const change of [cancelByBranch, cancelByFailFast]) {
+  const byName = new Map<string, RunNodeRow>(nodes.map((n) => [n.node, n]));
+  for (const { change, eventType } of cancellations) {
     const stepIds = outcome.cancel
       .filter((c) => c.trigger === change.trigger)
-      .map((c) => idOf.get(c.node))
-      .filter((n) => n !== undefined && !isTerminalStep(n.state))
-      .map((n) => n!.id);
-    if (stepIds.length > 0) {
-      const cancelled = await cancelSteps(db, {
-        runId,
-        stepIds,
-        eventType: `step_cancelled_${change.trigger}`,
-        toState: change.to,
-        fromStates: change.from,
-        trigger: change.trigger,
-      });
-      // A cancelled child node's run is cancelled with it, in this transaction (parent first).
-      await cancelChildRuns(db, cancelled);
-    }
+      .map((c) => byName.get(c.node))
+      .filter((n): n is RunNodeRow => n !== undefined && !isTerminalStep(n.state))
+      .map((n) => n.id);
+    if (stepIds.length === 0) continue;
+    const cancelled = await cancelSteps(db, { runId: run.id, stepIds, eventType, ...change });
+    // A cancelled child node's run is cancelled with it, in this transaction (parent first).
+    await cancelChildRuns(db, cancelled);
   }
 
-  if (outcome.state === run.state) return [...followUps];
-  let moved: { parent_run_id: string | null }[] = [];
-  if (outcome.state === 'completed') {
-    moved = await setRunState(db, {
-      runId,
-      ...runChangeParams(runCompletes),
-      errorKind: null,
-      error: null,
-      failedNode: null,
-      eventType: null,
-    });
-  } else if (outcome.state === 'failed') {
-    const culprit = outcome.failedBy === undefined ? undefined : idOf.get(outcome.failedBy);
-    moved = await setRunState(db, {
-      runId,
-      ...runChangeParams(runFails),
-      errorKind: culprit?.error_kind ?? ErrorKind.Permanent,
-      error: culprit?.error ?? null,
-      failedNode: outcome.failedBy ?? null,
-      eventType: 'run_failed',
-    });
-  }
+  if (outcome.state === run.state) return;
+  const culprit = outcome.failedBy === undefined ? undefined : byName.get(outcome.failedBy);
+  const moved =
+    outcome.state === RunState.Completed
+      ? await moveRun(db, terminalMove(run.id, runCompletes, null))
+      : outcome.state === RunState.Failed
+        ? await moveRun(
+            db,
+            terminalMove(run.id, runFails, EventType.RunFailed, {
+              errorKind: culprit?.error_kind ?? ErrorKind.Permanent,
+              error: culprit?.error ?? null,
+              failedNode: outcome.failedBy ?? null,
+            }),
+          )
+        : undefined;
   // The end of a child run wrote its parent to the outbox: settle it next.
-  for (const row of moved) if (row.parent_run_id !== null) followUps.add(row.parent_run_id);
-  return [...followUps];
+  if (moved?.parent_run_id) run.followUps.add(moved.parent_run_id);
 }

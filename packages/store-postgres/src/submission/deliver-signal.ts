@@ -1,9 +1,9 @@
 import { AlreadyTerminalError, isTerminalRun, NotFoundError } from '@cyclone/core';
 import type { SignalDelivery, SignalReceipt } from '../contract/run-store.js';
 import type { Executor } from '../db/executor.js';
-import { clearSettlement } from '../tables/outbox/clear-settlement.js';
 import { lockRun } from '../tables/runs/lock-run.js';
-import { settleRun } from '../settlement/settle-run.js';
+import { settleRunAndClearMarker } from '../settlement/settle-run.js';
+import { settled, type Settled } from '../settlement/settled.js';
 import { insertSignal } from '../tables/signals/insert-signal.js';
 import { signalConsumer } from '../tables/signals/signal-consumer.js';
 
@@ -16,7 +16,10 @@ import { signalConsumer } from '../tables/signals/signal-consumer.js';
  * @throws NotFoundError for an unknown run
  * @throws AlreadyTerminalError for a run that is completed, failed or cancelled (nothing written)
  */
-export function deliverSignal(db: Executor, delivery: SignalDelivery): Promise<SignalReceipt> {
+export function deliverSignal(
+  db: Executor,
+  delivery: SignalDelivery,
+): Promise<Settled<SignalReceipt>> {
   const { runId } = delivery;
   const signalId = delivery.signalId ?? null;
   return db.transaction(async (tx) => {
@@ -29,12 +32,9 @@ export function deliverSignal(db: Executor, delivery: SignalDelivery): Promise<S
       payloadJson: delivery.payloadJson,
       signalId,
     });
-    if (inserted) {
-      await settleRun(tx, runId);
-      // A wait that completed may have marked the run; it has just been settled.
-      await clearSettlement(tx, { runId });
-    }
+    // A wait that consumes it may complete the run: a child run's parent is then a follow-up.
+    const followUps = inserted ? await settleRunAndClearMarker(tx, runId) : [];
     const consumer = await signalConsumer(tx, { runId, rowId: inserted?.id ?? null, signalId });
-    return { duplicate: !inserted, consumedBy: consumer?.node ?? null };
+    return settled({ duplicate: !inserted, consumedBy: consumer?.node ?? null }, followUps);
   });
 }

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { runOfJob } from '../../src/tables/runs/new-runs.js';
+import { PostgresStore } from '../../src/store.js';
 import { claimOne, until, useStore } from '../fixture.js';
 
 const fx = useStore();
@@ -91,6 +92,40 @@ describe('settlement after a completion', () => {
       'complete',
     ]);
     expect(await fx.store.settlePending()).toBe(0);
+  });
+
+  it('logs a settlement that fails after the completion committed, with the run id, and leaves it for settlePending', async () => {
+    const { parentId, childStepId } = await parentAwaitingSettlement();
+    const claimed = await claimOne(fx, 'crash.child');
+    const warnings: { fields: Record<string, unknown>; message: string }[] = [];
+    const store = new PostgresStore({
+      pool: fx.pool,
+      logger: { warn: (fields, message) => warnings.push({ fields, message }) },
+    });
+    // Clearing a marker fails while this trigger exists: the settlement rolls back.
+    await fx.query(`CREATE FUNCTION refuse_clear() RETURNS trigger LANGUAGE plpgsql AS
+      $$ BEGIN RAISE EXCEPTION 'settlement refused by the test'; END $$`);
+    await fx.query(`CREATE TRIGGER refuse_clear BEFORE DELETE ON cyclone_settlements
+      FOR EACH ROW EXECUTE FUNCTION refuse_clear()`);
+    try {
+      const accepted = await store.complete([
+        { stepId: childStepId, claimToken: claimed.claimToken, outputJson: '"done"' },
+      ]);
+      expect([...accepted]).toEqual([childStepId]);
+    } finally {
+      await fx.query('DROP TRIGGER refuse_clear ON cyclone_settlements');
+      await fx.query('DROP FUNCTION refuse_clear()');
+    }
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.fields['runId']).toBe(parentId);
+    expect(String(warnings[0]!.fields['err'])).toContain('settlement refused by the test');
+    expect(warnings[0]!.message).toContain('settle-pending');
+    expect((await fx.run(parentId)).state).toBe('running');
+    expect(await markers(parentId)).toHaveLength(1);
+
+    expect(await store.settlePending()).toBe(1);
+    expect((await fx.run(parentId)).state).toBe('completed');
+    expect(await markers(parentId)).toHaveLength(0);
   });
 
   it('writes no marker for a completion that needs no settlement (the hot path)', async () => {

@@ -1,13 +1,12 @@
+import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
+import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import type { SingleFromChangeParams } from '../changes.js';
 
 /** The child node to discard, the change and what it records. */
-export interface DiscardChildNodeParams {
+export interface DiscardChildNodeParams extends SingleFromChangeParams {
   stepId: string;
-  toState: string;
-  fromStates: readonly string[];
-  eventFrom: string;
-  trigger: string;
   errorKind: string;
   error: string;
 }
@@ -38,10 +37,14 @@ WITH discarded AS (
   UPDATE ${t.runs} r SET open_steps = greatest(0, r.open_steps - 1)
   FROM discarded d WHERE r.id = d.run_id
 ), events AS (
-  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger, error_kind)
-  SELECT run_id, id, node, 'step_discarded', ${p.eventFrom}::text, ${p.toState}::text,
-         ${p.trigger}::text, ${p.errorKind}::text
-  FROM discarded
+  ${recordEvents(t, {
+    source: 'discarded',
+    type: eventTypeSql(EventType.StepDiscarded),
+    from: `${p.eventFrom}::text`,
+    to: `${p.toState}::text`,
+    trigger: `${p.trigger}::text`,
+    errorKind: `${p.errorKind}::text`,
+  })}
 )
 SELECT id, run_id, child_run_id FROM discarded
 `,

@@ -1,14 +1,13 @@
+import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
+import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import type { SingleFromChangeParams } from '../changes.js';
 
 /** The discarded child nodes to retry and the change that retries them. */
-export interface RetryChildNodesParams {
+export interface RetryChildNodesParams extends SingleFromChangeParams {
   runId: string;
   stepIds: string[];
-  toState: string;
-  fromStates: readonly string[];
-  eventFrom: string;
-  trigger: string;
   nodeTypes: readonly string[];
   completedState: string;
 }
@@ -33,10 +32,13 @@ WITH retried AS (
     AND s.state = ANY(${p.fromStates}::text[]) AND s.node_type = ANY(${p.nodeTypes}::text[])
   RETURNING s.id, s.run_id, s.node
 ), events AS (
-  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger)
-  SELECT run_id, id, node, 'step_retried', ${p.eventFrom}::text, ${p.toState}::text,
-         ${p.trigger}::text
-  FROM retried
+  ${recordEvents(t, {
+    source: 'retried',
+    type: eventTypeSql(EventType.StepRetried),
+    from: `${p.eventFrom}::text`,
+    to: `${p.toState}::text`,
+    trigger: `${p.trigger}::text`,
+  })}
 )
 SELECT id FROM retried
 `,

@@ -1,13 +1,13 @@
+import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import { stepsEndedNotice } from '../steps/steps-ended-notice.js';
+import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import type { ChangeParams } from '../changes.js';
 
 /** The fan-out node whose open item tasks to cancel, and the change that cancels them. */
-export interface CancelItemsParams {
+export interface CancelItemsParams extends ChangeParams {
   nodeId: string;
-  toState: string;
-  fromStates: readonly string[];
-  trigger: string;
   runningState: string;
 }
 
@@ -30,10 +30,13 @@ WITH cancelled AS (
   UPDATE ${t.runs} r SET open_steps = r.open_steps - (SELECT count(*) FROM cancelled)
   WHERE r.id = (SELECT run_id FROM cancelled LIMIT 1)
 ), events AS (
-  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger)
-  SELECT run_id, id, node, 'step_cancelled_' || ${p.trigger}::text, from_state, ${p.toState}::text,
-         ${p.trigger}::text
-  FROM cancelled
+  ${recordEvents(t, {
+    source: 'cancelled',
+    type: eventTypeSql(EventType.StepCancelledFanOutItem),
+    from: 'from_state',
+    to: `${p.toState}::text`,
+    trigger: `${p.trigger}::text`,
+  })}
 ), notified AS (${stepsEndedNotice('cancelled', p.runningState)}
 )
 SELECT id, (SELECT count(*) FROM notified) AS notified FROM cancelled

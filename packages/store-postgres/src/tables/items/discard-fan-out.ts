@@ -1,17 +1,16 @@
+import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
+import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import type { SingleFromChangeParams } from '../changes.js';
 
 /** A fan-out node to discard and why. */
-export interface DiscardFanOutParams {
+export interface DiscardFanOutParams extends SingleFromChangeParams {
   nodeId: string;
   error: string;
   errorKind: string;
   /** Facts for the event (the item that failed, the limit that was broken); never payloads. */
   detail: string;
-  toState: string;
-  fromStates: readonly string[];
-  eventFrom: string;
-  trigger: string;
 }
 
 /**
@@ -32,11 +31,15 @@ WITH gone AS (
 ), counted AS (
   UPDATE ${t.runs} r SET open_steps = r.open_steps - 1 FROM gone WHERE r.id = gone.run_id
 ), events AS (
-  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger, error_kind,
-                           detail)
-  SELECT run_id, id, node, 'step_discarded', ${p.eventFrom}::text, ${p.toState}::text,
-         ${p.trigger}::text, ${p.errorKind}::text, ${p.detail}::jsonb
-  FROM gone
+  ${recordEvents(t, {
+    source: 'gone',
+    type: eventTypeSql(EventType.StepDiscarded),
+    from: `${p.eventFrom}::text`,
+    to: `${p.toState}::text`,
+    trigger: `${p.trigger}::text`,
+    errorKind: `${p.errorKind}::text`,
+    detail: `${p.detail}`,
+  })}
 )
 SELECT id FROM gone
 `,

@@ -1,6 +1,8 @@
+import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
+import { eventTypeSql, recordEvents } from '../events/record-events.js';
 
 /** One batch of a fan-out node's item tasks. */
 export interface InsertItemsParams {
@@ -64,8 +66,13 @@ WITH node AS (
   UPDATE ${t.runs} r SET open_steps = r.open_steps + (SELECT count(*) FROM inserted)
   WHERE r.id = ${p.runId} AND EXISTS (SELECT 1 FROM inserted)
 ), events AS (
-  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger)
-  SELECT run_id, id, node, 'item_inserted', NULL, state, ${p.trigger}::text FROM inserted
+  ${recordEvents(t, {
+    source: 'inserted',
+    type: eventTypeSql(EventType.ItemInserted),
+    from: 'NULL',
+    to: 'state',
+    trigger: `${p.trigger}::text`,
+  })}
 ), notified AS (
   SELECT pg_notify('${Channels.stepsAvailable}', kind)
   FROM (SELECT DISTINCT kind FROM inserted

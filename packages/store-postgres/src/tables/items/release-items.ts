@@ -1,21 +1,20 @@
+import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
+import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import type { SingleFromChangeParams } from '../changes.js';
 
 /** The fan-out node whose waiting item tasks to release, and the change that releases them. */
-export interface ReleaseItemsParams {
+export interface ReleaseItemsParams extends SingleFromChangeParams {
   nodeId: string;
   inProgressStates: readonly string[];
-  toState: string;
-  fromStates: readonly string[];
   /**
    * The one state waiting items are in (`pending`), the `from_state` of their events. The next
    * items are found by it as a single value, so the index on (parent_step_id, state, item_index)
    * yields them in order; with `state = ANY(...)` a generic plan cannot rely on that order and
    * sorts every waiting item of the list, 4 ms a release on a list of 10,000.
    */
-  eventFrom: string;
-  trigger: string;
 }
 
 /**
@@ -44,10 +43,13 @@ WITH free AS (
   WHERE s.id IN (SELECT id FROM next) AND s.state = ANY(${p.fromStates}::text[])
   RETURNING s.id, s.run_id, s.node, s.kind
 ), events AS (
-  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger)
-  SELECT run_id, id, node, 'step_ready', ${p.eventFrom}::text, ${p.toState}::text,
-         ${p.trigger}::text
-  FROM released
+  ${recordEvents(t, {
+    source: 'released',
+    type: eventTypeSql(EventType.StepReady),
+    from: `${p.eventFrom}::text`,
+    to: `${p.toState}::text`,
+    trigger: `${p.trigger}::text`,
+  })}
 ), notified AS (
   SELECT pg_notify('${Channels.stepsAvailable}', kind)
   FROM (SELECT DISTINCT kind FROM released WHERE kind IS NOT NULL) k

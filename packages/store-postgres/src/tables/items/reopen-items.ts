@@ -1,6 +1,8 @@
+import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
+import { eventTypeSql, recordEvents } from '../events/record-events.js';
 
 /** The fan-out nodes a retry reopens, and the changes that reopen their item tasks. */
 export interface ReopenItemsParams {
@@ -57,14 +59,24 @@ WITH nodes AS (
   WHERE s.parent_step_id = ANY(${p.nodeIds}::uuid[]) AND s.state = ${p.reopenFrom}::text
   RETURNING s.id, s.run_id, s.node, s.state
 ), events AS (
-  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger, detail)
-  SELECT run_id, id, node, 'step_retried', ${p.retryFrom}::text, state, ${p.retryTrigger}::text,
-         jsonb_build_object('attempts', attempts, 'maxAttempts', max_attempts)
-  FROM retried
-  UNION ALL
-  SELECT run_id, id, node, 'step_reopened', ${p.reopenFrom}::text, state,
-         ${p.reopenTrigger}::text, NULL
-  FROM reopened
+  ${recordEvents(
+    t,
+    {
+      source: 'retried',
+      type: eventTypeSql(EventType.StepRetried),
+      from: `${p.retryFrom}::text`,
+      to: 'state',
+      trigger: `${p.retryTrigger}::text`,
+      detail: `jsonb_build_object('attempts', attempts, 'maxAttempts', max_attempts)`,
+    },
+    {
+      source: 'reopened',
+      type: eventTypeSql(EventType.StepReopened),
+      from: `${p.reopenFrom}::text`,
+      to: 'state',
+      trigger: `${p.reopenTrigger}::text`,
+    },
+  )}
 ), notified AS (
   SELECT pg_notify('${Channels.stepsAvailable}', kind)
   FROM (SELECT DISTINCT kind FROM retried

@@ -1,3 +1,4 @@
+import { StepState } from '@cyclone/core';
 import type { SubmittedRun } from '../../contract/run-store.js';
 import type { Executor } from '../../db/executor.js';
 import { findRunsByIdempotencyKey } from './find-runs-by-idempotency-key.js';
@@ -9,7 +10,10 @@ import type { NewRun } from '../../contract/new-run.js';
  * the caller's transaction). A run whose idempotency key exists already is not inserted; its
  * existing id is returned with `created: false`.
  */
-export async function submit(db: Executor, runs: readonly NewRun[]): Promise<SubmittedRun[]> {
+export async function insertNewRuns(
+  db: Executor,
+  runs: readonly NewRun[],
+): Promise<SubmittedRun[]> {
   const inserted = new Set((await insertRuns(db, insertRunsParams(runs))).map((r) => r.id));
   const missing = runs.filter((r) => !inserted.has(r.id) && r.idempotencyKey !== null);
   const existing = new Map<string, string>();
@@ -28,4 +32,19 @@ export async function submit(db: Executor, runs: readonly NewRun[]): Promise<Sub
     if (twin) return { runId: twin.id, created: false };
     throw new Error(`run ${run.id} was not inserted and no run holds its idempotency key`);
   });
+}
+
+/**
+ * The runs of a submission that were created with child nodes waiting from the start (those with
+ * no dependencies): the insert wrote each to the settlement outbox, and settling it starts their
+ * child runs.
+ */
+export function runsStartingChildren(
+  runs: readonly NewRun[],
+  submitted: readonly SubmittedRun[],
+): string[] {
+  const waiting = new Set(
+    runs.filter((r) => r.steps.some((s) => s.state === StepState.WaitingChild)).map((r) => r.id),
+  );
+  return submitted.filter((s) => s.created && waiting.has(s.runId)).map((s) => s.runId);
 }

@@ -1,25 +1,28 @@
 import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
+import type { ChangeParams } from '../changes.js';
+import { recordEvents } from '../events/record-events.js';
+import { TerminalStepStates } from '../terminal-states.js';
 
-/** An operator's (or a scanner's) run change and what it records. */
-export interface MoveRunParams {
+/** A run change and what it records. */
+export interface MoveRunParams extends ChangeParams {
   runId: string;
-  toState: string;
-  fromStates: readonly string[];
-  trigger: string;
-  eventType: string;
+  /**
+   * The event the move records; null records none (`run_completed`: a completed run's row tells
+   * it, see `tables/events/run-row-events.ts`).
+   */
+  eventType: string | null;
   /** A terminal target stamps `ended_at` and notifies waiters; any other clears `ended_at`. */
   terminal: boolean;
   /** Pausing stamps `paused_at`; every other change clears it. */
   pausing: boolean;
   /** Retry clears the run's error, error kind and failed node. */
   clearError: boolean;
-  /** Recorded on the run when not null (a deadline). */
+  /** Recorded on the run when not null (a failure, a deadline). */
   errorKind: string | null;
   error: string | null;
-  /** Terminal step states: `open_steps` is recounted as the steps in none of them. */
-  terminalStepStates: readonly string[];
+  failedNode: string | null;
 }
 
 /** The moved run, with how long its pause lasted when it was paused. */
@@ -32,11 +35,16 @@ export interface MovedRunRow {
 }
 
 /**
- * Moves a run when its current state allows the change, recounts its open steps from the steps
- * written earlier in the transaction, and records the event. Runs inside the transaction that
- * holds the run's lock. A terminal move of a child run writes its parent to the settlement outbox.
+ * The one writer of a run's state: moves a run when its current state allows the change, recounts
+ * its open steps from the steps written earlier in the transaction, and records the event (with
+ * the run's previous state). On a terminal state it stamps `ended_at`, notifies waiters and
+ * writes a child run's parent to the settlement outbox in this same statement, so the end of a
+ * child is never lost. Runs inside the transaction that holds the run's lock.
  */
-const statement = defineStatement<MoveRunParams, MovedRunRow>(
+const statement = defineStatement<
+  MoveRunParams & { terminalStepStates: readonly string[] },
+  MovedRunRow
+>(
   'move-run',
   (t, p) => `
 WITH previous AS (
@@ -50,21 +58,29 @@ WITH previous AS (
                         ELSE coalesce(${p.errorKind}::text, r.error_kind) END,
       error = CASE WHEN ${p.clearError}::boolean THEN NULL
                    ELSE coalesce(${p.error}::text, r.error) END,
-      failed_node = CASE WHEN ${p.clearError}::boolean THEN NULL ELSE r.failed_node END,
+      failed_node = CASE WHEN ${p.clearError}::boolean THEN NULL
+                         ELSE coalesce(${p.failedNode}::text, r.failed_node) END,
       open_steps = (SELECT count(*) FROM ${t.steps} s
                     WHERE s.run_id = r.id AND s.state <> ALL(${p.terminalStepStates}::text[]))
   WHERE r.id = ${p.runId} AND r.state = ANY(${p.fromStates}::text[])
   RETURNING r.id, r.state, r.parent_run_id
 ), parent_marked AS (
-  -- A child run that ends (cancelled, failed by its deadline) leaves work for its parent's child
-  -- node: the parent goes to the settlement outbox in this same statement.
   INSERT INTO ${t.settlements} (run_id)
   SELECT parent_run_id FROM changed WHERE ${p.terminal}::boolean AND parent_run_id IS NOT NULL
   ON CONFLICT (run_id) DO NOTHING
 ), events AS (
-  INSERT INTO ${t.events} (run_id, type, from_state, to_state, trigger, error_kind)
-  SELECT c.id, ${p.eventType}::text, p.state, c.state, ${p.trigger}::text, ${p.errorKind}::text
-  FROM changed c, previous p
+  ${recordEvents(t, {
+    source: 'changed c, previous p',
+    where: `${p.eventType}::text IS NOT NULL`,
+    runId: 'c.id',
+    stepId: 'NULL',
+    node: 'NULL',
+    type: `${p.eventType}::text`,
+    from: 'p.state',
+    to: 'c.state',
+    trigger: `${p.trigger}::text`,
+    errorKind: `${p.errorKind}::text`,
+  })}
 ), notified AS (
   SELECT pg_notify('${Channels.runsEnded}', id::text) FROM changed WHERE ${p.terminal}::boolean
 )
@@ -75,7 +91,60 @@ FROM changed c
 `,
 );
 
-/** Applies a run change (see the statement); empty when the run's state did not allow it. */
-export function moveRun(db: Executor, p: MoveRunParams): Promise<MovedRunRow[]> {
-  return db.rows(statement, p);
+/** Why a run failed, as its row records it. */
+export interface RunFailure {
+  readonly errorKind: string;
+  readonly error: string | null;
+  readonly failedNode: string | null;
+}
+
+/**
+ * The parameters of a move to a terminal state (`ended_at` stamped, waiters told, a child run's
+ * parent marked), recording `failure` on the run when it failed.
+ */
+export function terminalMove(
+  runId: string,
+  change: ChangeParams,
+  eventType: string | null,
+  failure?: RunFailure,
+): MoveRunParams {
+  return {
+    runId,
+    ...change,
+    eventType,
+    terminal: true,
+    pausing: false,
+    clearError: false,
+    errorKind: failure?.errorKind ?? null,
+    error: failure?.error ?? null,
+    failedNode: failure?.failedNode ?? null,
+  };
+}
+
+/**
+ * The parameters of a move that leaves a run open (`ended_at` cleared): a pause (`paused_at`
+ * stamped), a resume, or a retry (`clearError`: the run's error, error kind and failed node go).
+ */
+export function openMove(
+  runId: string,
+  change: ChangeParams,
+  eventType: string,
+  how: { readonly pausing?: boolean; readonly clearError?: boolean } = {},
+): MoveRunParams {
+  return {
+    runId,
+    ...change,
+    eventType,
+    terminal: false,
+    pausing: how.pausing ?? false,
+    clearError: how.clearError ?? false,
+    errorKind: null,
+    error: null,
+    failedNode: null,
+  };
+}
+
+/** Applies a run change (see the statement); undefined when the run's state did not allow it. */
+export function moveRun(db: Executor, p: MoveRunParams): Promise<MovedRunRow | undefined> {
+  return db.one(statement, { ...p, terminalStepStates: TerminalStepStates });
 }

@@ -1,10 +1,10 @@
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
+import { TerminalStepStates } from '../terminal-states.js';
 
 /** The run whose open steps to recount. */
 export interface RecountOpenStepsParams {
   runId: string;
-  terminalStepStates: readonly string[];
 }
 
 /**
@@ -12,7 +12,10 @@ export interface RecountOpenStepsParams {
  * a run that does not change state (a retry of a contained discard in a running run). Runs under
  * the run's lock.
  */
-const statement = defineStatement<RecountOpenStepsParams, { open_steps: number }>(
+const statement = defineStatement<
+  RecountOpenStepsParams & { terminalStepStates: readonly string[] },
+  { open_steps: number }
+>(
   'recount-open-steps',
   (t, p) => `
 UPDATE ${t.runs} r
@@ -25,5 +28,5 @@ RETURNING r.open_steps
 
 /** Recounts a run's open steps (see the statement). */
 export function recountOpenSteps(db: Executor, p: RecountOpenStepsParams): Promise<number> {
-  return db.count(statement, p);
+  return db.count(statement, { ...p, terminalStepStates: TerminalStepStates });
 }

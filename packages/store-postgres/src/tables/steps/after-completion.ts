@@ -1,27 +1,15 @@
-import {
-  isTerminalRun,
-  RUN_STATES,
-  RunState,
-  RunTrigger,
-  runChange,
-  StepState,
-  StepTrigger,
-  stepChange,
-} from '@cyclone/core';
-import { singleFrom } from '../changes.js';
+import { RunState, RunTrigger, runChange } from '@cyclone/core';
+import { changeParams, prefixed, singleFromChangeParams } from '../changes.js';
+import { OpenRunStates } from '../terminal-states.js';
 import type { CompleteStepsParams } from './complete-steps.js';
+import { promoteTask } from './promote-ready.js';
 
-const promote = stepChange(StepTrigger.Promote, StepState.Available, 'task');
 const runCompletes = runChange(RunTrigger.Complete, RunState.Completed);
 
 /** The parameters of the completion statement that say what happens after a step completes. */
 export const afterCompletion = {
-  runCompleteTo: runCompletes.to,
-  runCompleteFrom: runCompletes.from,
-  promoteTo: promote.to,
-  promoteFrom: promote.from,
-  promoteTrigger: promote.trigger,
-  promoteEventFrom: singleFrom(promote),
+  ...prefixed('runComplete', changeParams(runCompletes)),
+  ...prefixed('promote', singleFromChangeParams(promoteTask)),
   promotingRunState: RunState.Running,
-  openRunStates: RUN_STATES.filter((s) => !isTerminalRun(s)),
+  openRunStates: OpenRunStates,
 } satisfies Partial<CompleteStepsParams>;

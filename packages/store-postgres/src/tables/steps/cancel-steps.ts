@@ -1,15 +1,13 @@
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
+import type { ChangeParams } from '../changes.js';
+import { recordEvents } from '../events/record-events.js';
 
 /** The steps to cancel and the change that cancels them. */
-export interface CancelStepsParams {
+export interface CancelStepsParams extends ChangeParams {
   runId: string;
   stepIds: string[];
   eventType: string;
-  /** The change's target (`cancelled`), allowed from-states and trigger. */
-  toState: string;
-  fromStates: readonly string[];
-  trigger: string;
 }
 
 /** A cancelled step. */
@@ -40,9 +38,13 @@ WITH cancelled AS (
   UPDATE ${t.runs} r SET open_steps = r.open_steps - (SELECT count(*) FROM cancelled)
   WHERE r.id = ${p.runId} AND EXISTS (SELECT 1 FROM cancelled)
 ), events AS (
-  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger)
-  SELECT run_id, id, node, ${p.eventType}::text, from_state, ${p.toState}::text, ${p.trigger}::text
-  FROM cancelled
+  ${recordEvents(t, {
+    source: 'cancelled',
+    type: `${p.eventType}::text`,
+    from: 'from_state',
+    to: `${p.toState}::text`,
+    trigger: `${p.trigger}::text`,
+  })}
 )
 SELECT id, node, child_run_id FROM cancelled
 `,

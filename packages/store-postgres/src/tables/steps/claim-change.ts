@@ -1,20 +1,15 @@
-import { StepState, StepTrigger, stepChange } from '@cyclone/core';
+import { EventType, StepState, StepTrigger, stepChange } from '@cyclone/core';
 import type { Placeholders } from '../../db/statement.js';
 import { singleFrom } from '../changes.js';
 import type { Tables } from '../../db/tables.js';
+import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import type { SingleFromChangeParams } from '../changes.js';
 
 /** `available -> running` by `claim`: the one change both claim statements make. */
 export const claimChange = stepChange(StepTrigger.Claim, StepState.Running);
 
 /** The parameters a claim statement binds from {@link claimChange}. */
-export interface ClaimChangeParams {
-  /** The state written: `running`. */
-  toState: string;
-  /** The states a step may be claimed from. */
-  fromStates: readonly string[];
-  trigger: string;
-  /** The `from_state` of the `step_started` event. */
-  eventFrom: string;
+export interface ClaimChangeParams extends SingleFromChangeParams {
   /** The claimant, recorded on the step and its event. */
   workerId: string;
 }
@@ -35,8 +30,12 @@ export function claimChangeParams(workerId: string): ClaimChangeParams {
  * the worker's claim and the scheduler's single-step claim so both record the same event.
  */
 export function startedEvents(t: Tables, p: Placeholders<ClaimChangeParams>): string {
-  return `INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger, detail)
-  SELECT run_id, id, node, 'step_started', ${p.eventFrom}::text, ${p.toState}::text,
-         ${p.trigger}::text, jsonb_build_object('attempt', attempts + 1, 'worker', ${p.workerId}::text)
-  FROM claimed`;
+  return recordEvents(t, {
+    source: 'claimed',
+    type: eventTypeSql(EventType.StepStarted),
+    from: `${p.eventFrom}::text`,
+    to: `${p.toState}::text`,
+    trigger: `${p.trigger}::text`,
+    detail: `jsonb_build_object('attempt', attempts + 1, 'worker', ${p.workerId}::text)`,
+  });
 }

@@ -1,10 +1,22 @@
+import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { notifyIdsInChunks } from '../../db/notify-ids.js';
 import { defineStatement } from '../../db/statement.js';
+import type { ChangeParams, Prefixed, SingleFromChangeParams } from '../changes.js';
+import { eventTypeSql, recordEvents } from '../events/record-events.js';
 
-/** A batch of completions and the changes they make, all from core's table. */
-export interface CompleteStepsParams {
+/**
+ * A batch of completions and the changes they make, all from core's table: `complete*` the step's
+ * own (`running -> completed` by `complete`, or a wait's, child's or fan-out's completion),
+ * `runComplete*` the run's `-> completed` when its last open step completes, `promote*` a task
+ * dependent's `pending -> available` by `promote`.
+ */
+export interface CompleteStepsParams
+  extends
+    Prefixed<'complete', SingleFromChangeParams>,
+    Prefixed<'runComplete', ChangeParams>,
+    Prefixed<'promote', SingleFromChangeParams> {
   stepIds: string[];
   /** Each step's claim token; null for a wait node, which is never claimed. */
   claimTokens: (string | null)[];
@@ -18,28 +30,18 @@ export interface CompleteStepsParams {
   timedOut: boolean;
   /** The type of each completed step's event (`step_completed`, `wait_lapsed`). */
   completeEventType: string;
-  /** `running -> completed` by `complete`, or a wait's completion (`signal_consumed`, ...). */
-  completeTo: string;
-  completeFrom: readonly string[];
-  completeTrigger: string;
-  completeEventFrom: string;
-  /** The run's `-> completed` by `complete` when its last open step completes. */
-  runCompleteTo: string;
-  runCompleteFrom: readonly string[];
-  /** A task dependent's `pending -> available` by `promote`. */
-  promoteTo: string;
-  promoteFrom: readonly string[];
-  promoteTrigger: string;
-  promoteEventFrom: string;
   /** The run state in which dependents are promoted (a paused run promotes nothing). */
   promotingRunState: string;
   /** Run states that are not terminal: a run in one of them may still need settling. */
   openRunStates: readonly string[];
 }
 
-/** `done`: an accepted completion (`id` the step); `settle`: a run marked for settlement. */
+/**
+ * `done`: an accepted completion (`id` the step); `settle`: a run marked for settlement; `ended`: a
+ * run this statement completed.
+ */
 export interface CompleteStepsRow {
-  what: 'done' | 'settle' | 'notified';
+  what: 'done' | 'settle' | 'ended' | 'notified';
   id: string | null;
 }
 
@@ -66,14 +68,14 @@ WITH input AS (
        AS c(id, token, output)
 ), done AS (
   UPDATE ${t.steps} s
-  SET state = ${p.completeTo}::text, output = c.output,
+  SET state = ${p.completeToState}::text, output = c.output,
       attempts = s.attempts + CASE WHEN ${p.countAttempt}::boolean THEN 1 ELSE 0 END,
       timed_out = ${p.timedOut}::boolean, ended_at = now(), lease_expires_at = NULL
   FROM input c
   -- A wait node holds no claim: its token is null on both sides.
   WHERE s.id = ANY(${p.stepIds}::uuid[]) AND s.id = c.id
     AND s.claim_token IS NOT DISTINCT FROM c.token
-    AND s.state = ANY(${p.completeFrom}::text[])
+    AND s.state = ANY(${p.completeFromStates}::text[])
   RETURNING s.id, s.run_id, s.node, s.node_type, s.started_at, s.attempts
 ), per_run AS (
   SELECT run_id, count(*)::int AS n, bool_or(node_type = 'item') AS has_items,
@@ -88,9 +90,9 @@ WITH input AS (
                             CASE WHEN r.definition_hash IS NULL THEN p.first_started
                                  ELSE (SELECT min(x.started_at) FROM ${t.steps} x
                                        WHERE x.run_id = r.id) END),
-      state = CASE WHEN r.open_steps = p.n AND r.state = ANY(${p.runCompleteFrom}::text[])
-                   THEN ${p.runCompleteTo}::text ELSE r.state END,
-      ended_at = CASE WHEN r.open_steps = p.n AND r.state = ANY(${p.runCompleteFrom}::text[])
+      state = CASE WHEN r.open_steps = p.n AND r.state = ANY(${p.runCompleteFromStates}::text[])
+                   THEN ${p.runCompleteToState}::text ELSE r.state END,
+      ended_at = CASE WHEN r.open_steps = p.n AND r.state = ANY(${p.runCompleteFromStates}::text[])
                       THEN now() ELSE r.ended_at END
   FROM per_run p
   WHERE r.id = p.run_id
@@ -106,16 +108,16 @@ WITH input AS (
   SET deps_remaining = d.deps_remaining - h.n,
       state = CASE WHEN d.deps_remaining = h.n AND d.node_type = 'task'
                         AND ru.state = ${p.promotingRunState}::text
-                   THEN ${p.promoteTo}::text ELSE d.state END,
+                   THEN ${p.promoteToState}::text ELSE d.state END,
       scheduled_at = CASE WHEN d.deps_remaining = h.n AND d.node_type = 'task'
                                AND ru.state = ${p.promotingRunState}::text
                           THEN now() ELSE d.scheduled_at END
   FROM dep_hits h, run_upd ru
-  WHERE d.id = h.id AND ru.id = d.run_id AND d.state = ANY(${p.promoteFrom}::text[])
+  WHERE d.id = h.id AND ru.id = d.run_id AND d.state = ANY(${p.promoteFromStates}::text[])
   RETURNING d.id, d.run_id, d.node, d.kind, d.state, d.node_type, d.deps_remaining
 ), ended AS (
   SELECT id, parent_run_id FROM run_upd
-  WHERE state = ${p.runCompleteTo}::text AND open_steps = 0
+  WHERE state = ${p.runCompleteToState}::text AND open_steps = 0
 ), settle AS (
   SELECT id FROM run_upd WHERE has_items AND state = ANY(${p.openRunStates}::text[])
   UNION
@@ -127,24 +129,35 @@ WITH input AS (
   SELECT id FROM settle
   ON CONFLICT (run_id) DO NOTHING
 ), events AS (
-  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger, detail)
-  SELECT run_id, id, node, ${p.completeEventType}::text, ${p.completeEventFrom}::text,
-         ${p.completeTo}::text, ${p.completeTrigger}::text,
-         CASE WHEN ${p.countAttempt}::boolean THEN jsonb_build_object('attempt', attempts) END
-  FROM done
-  -- No run_completed row: a completed run's row tells it (reads/run-row-events.ts).
-  UNION ALL
-  SELECT run_id, id, node, 'step_ready', ${p.promoteEventFrom}::text, ${p.promoteTo}::text,
-         ${p.promoteTrigger}::text, NULL
-  FROM promoted WHERE state = ${p.promoteTo}::text
+  ${recordEvents(
+    t,
+    {
+      // No run_completed row: a completed run's row tells it (tables/events/run-row-events.ts).
+      source: 'done',
+      type: `${p.completeEventType}::text`,
+      from: `${p.completeEventFrom}::text`,
+      to: `${p.completeToState}::text`,
+      trigger: `${p.completeTrigger}::text`,
+      detail: `CASE WHEN ${p.countAttempt}::boolean THEN jsonb_build_object('attempt', attempts) END`,
+    },
+    {
+      source: 'promoted',
+      where: `state = ${p.promoteToState}::text`,
+      type: eventTypeSql(EventType.StepReady),
+      from: `${p.promoteEventFrom}::text`,
+      to: `${p.promoteToState}::text`,
+      trigger: `${p.promoteTrigger}::text`,
+    },
+  )}
 ), notify_steps AS (
   SELECT pg_notify('${Channels.stepsAvailable}', kind)
   FROM (SELECT DISTINCT kind FROM promoted
-        WHERE state = ${p.promoteTo}::text AND kind IS NOT NULL) k
+        WHERE state = ${p.promoteToState}::text AND kind IS NOT NULL) k
 ), notify_runs AS (${notifyIdsInChunks(Channels.runsEnded, 'ended')}
 )
 SELECT 'done' AS what, id FROM done
 UNION ALL SELECT 'settle', id FROM settle
+UNION ALL SELECT 'ended', id FROM ended
 UNION ALL SELECT 'notified', NULL FROM notify_steps
 UNION ALL SELECT 'notified', NULL FROM notify_runs
 `,

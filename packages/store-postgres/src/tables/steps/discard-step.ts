@@ -1,8 +1,10 @@
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
+import { recordEvents } from '../events/record-events.js';
+import type { SingleFromChangeParams } from '../changes.js';
 
 /** A discard of a running step and the change it makes. */
-export interface DiscardStepParams {
+export interface DiscardStepParams extends SingleFromChangeParams {
   stepId: string;
   claimToken: string;
   error: string;
@@ -18,11 +20,6 @@ export interface DiscardStepParams {
    * wins.
    */
   requireExpiredLease: boolean;
-  /** The change (`-> discarded` by a trigger). */
-  toState: string;
-  fromStates: readonly string[];
-  eventFrom: string;
-  trigger: string;
 }
 
 /** The discarded step. */
@@ -60,11 +57,15 @@ WITH gone AS (
                                            WHERE x.run_id = r.id))
   FROM gone WHERE r.id = gone.run_id
 ), events AS (
-  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger, error_kind,
-                           detail)
-  SELECT run_id, id, node, ${p.eventType}::text, ${p.eventFrom}::text, ${p.toState}::text,
-         ${p.trigger}::text, ${p.errorKind}::text, ${p.detail}::jsonb
-  FROM gone
+  ${recordEvents(t, {
+    source: 'gone',
+    type: `${p.eventType}::text`,
+    from: `${p.eventFrom}::text`,
+    to: `${p.toState}::text`,
+    trigger: `${p.trigger}::text`,
+    errorKind: `${p.errorKind}::text`,
+    detail: `${p.detail}`,
+  })}
 )
 SELECT id, run_id, node, attempts FROM gone
 `,

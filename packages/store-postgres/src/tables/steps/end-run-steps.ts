@@ -1,13 +1,12 @@
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import { stepsEndedNotice } from './steps-ended-notice.js';
+import { recordEvents } from '../events/record-events.js';
+import type { ChangeParams } from '../changes.js';
 
 /** The run whose open steps to end, and the change that ends them. */
-export interface EndRunStepsParams {
+export interface EndRunStepsParams extends ChangeParams {
   runId: string;
-  toState: string;
-  fromStates: readonly string[];
-  trigger: string;
   eventType: string;
   /** Recorded on each step; null keeps what the step had (a cancel records no error). */
   errorKind: string | null;
@@ -45,10 +44,14 @@ WITH ended AS (
   UPDATE ${t.runs} r SET open_steps = greatest(0, r.open_steps - (SELECT count(*) FROM ended))
   WHERE r.id = ${p.runId} AND EXISTS (SELECT 1 FROM ended)
 ), events AS (
-  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger, error_kind)
-  SELECT run_id, id, node, ${p.eventType}::text, from_state, ${p.toState}::text,
-         ${p.trigger}::text, ${p.errorKind}::text
-  FROM ended
+  ${recordEvents(t, {
+    source: 'ended',
+    type: `${p.eventType}::text`,
+    from: 'from_state',
+    to: `${p.toState}::text`,
+    trigger: `${p.trigger}::text`,
+    errorKind: `${p.errorKind}::text`,
+  })}
 ), notified AS (${stepsEndedNotice('ended', p.runningState)}
 )
 SELECT id, node, from_state, child_run_id, (SELECT count(*) FROM notified) AS notified FROM ended

@@ -1,12 +1,12 @@
+import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
+import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import type { ChangeParams } from '../changes.js';
 
 /** The run whose claimable and waiting steps to pause, and the change that pauses them. */
-export interface PauseStepsParams {
+export interface PauseStepsParams extends ChangeParams {
   runId: string;
-  toState: string;
-  fromStates: readonly string[];
-  trigger: string;
 }
 
 /**
@@ -22,9 +22,13 @@ WITH paused AS (
   WHERE s.run_id = ${p.runId} AND s.state = ANY(${p.fromStates}::text[])
   RETURNING s.id, s.run_id, s.node, (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
 ), events AS (
-  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger)
-  SELECT run_id, id, node, 'step_paused', from_state, ${p.toState}::text, ${p.trigger}::text
-  FROM paused
+  ${recordEvents(t, {
+    source: 'paused',
+    type: eventTypeSql(EventType.StepPaused),
+    from: 'from_state',
+    to: `${p.toState}::text`,
+    trigger: `${p.trigger}::text`,
+  })}
 )
 SELECT id FROM paused
 `,

@@ -1,14 +1,16 @@
 import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
+import { NodeType, StepState, StepTrigger, stepChange, EventType } from '@cyclone/core';
 import { defineStatement } from '../../db/statement.js';
+import type { SingleFromChangeParams } from '../changes.js';
+import { eventTypeSql, recordEvents } from '../events/record-events.js';
+
+/** A task whose last dependency completed: 'pending -> available' by `promote`. */
+export const promoteTask = stepChange(StepTrigger.Promote, StepState.Available, NodeType.Task);
 
 /** The run whose ready pending steps to promote, and the task promotion change. */
-export interface PromoteReadyParams {
+export interface PromoteReadyParams extends SingleFromChangeParams {
   runId: string;
-  toState: string;
-  fromStates: readonly string[];
-  eventFrom: string;
-  trigger: string;
   /** The node type promotion moves here (`task`); other ready nodes go to the settlement outbox. */
   taskType: string;
 }
@@ -34,9 +36,13 @@ WITH promoted AS (
     AND s.node_type <> ${p.taskType}::text AND s.state = ANY(${p.fromStates}::text[])
   ON CONFLICT (run_id) DO NOTHING
 ), events AS (
-  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger)
-  SELECT run_id, id, node, 'step_ready', ${p.eventFrom}::text, ${p.toState}::text, ${p.trigger}::text
-  FROM promoted
+  ${recordEvents(t, {
+    source: 'promoted',
+    type: eventTypeSql(EventType.StepReady),
+    from: `${p.eventFrom}::text`,
+    to: `${p.toState}::text`,
+    trigger: `${p.trigger}::text`,
+  })}
 ), notified AS (
   SELECT pg_notify('${Channels.stepsAvailable}', kind)
   FROM (SELECT DISTINCT kind FROM promoted WHERE kind IS NOT NULL) k

@@ -1,21 +1,16 @@
+import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
+import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import type { Prefixed, SingleFromChangeParams } from '../changes.js';
 
 /** The sweep's bound and the two reclaim changes. */
-export interface ReclaimExpiredLeasesParams {
+export interface ReclaimExpiredLeasesParams
+  extends SingleFromChangeParams, Prefixed<'paused', SingleFromChangeParams> {
   limit: number;
-  /** `running -> available` by `reclaim`. */
-  toState: string;
-  fromStates: readonly string[];
-  eventFrom: string;
-  trigger: string;
-  /** The run state that redirects the step to `paused`, and `running -> paused` by `reclaim`. */
+  /** The run state that redirects the step to `paused` (`running -> paused` by `reclaim`). */
   pausedRunState: string;
-  pausedToState: string;
-  pausedFromStates: readonly string[];
-  pausedEventFrom: string;
-  pausedTrigger: string;
 }
 
 /** A reclaimed step. */
@@ -60,12 +55,14 @@ WITH expired AS (
   FROM (SELECT run_id, count(*)::int AS n FROM moved GROUP BY run_id) m
   WHERE r.id = m.run_id
 ), events AS (
-  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger, detail)
-  SELECT run_id, id, node, 'step_reclaimed',
-         CASE WHEN paused THEN ${p.pausedEventFrom}::text ELSE ${p.eventFrom}::text END, state,
-         CASE WHEN paused THEN ${p.pausedTrigger}::text ELSE ${p.trigger}::text END,
-         jsonb_build_object('reclaims', reclaims, 'worker', claimed_by)
-  FROM moved
+  ${recordEvents(t, {
+    source: 'moved',
+    type: eventTypeSql(EventType.StepReclaimed),
+    from: `CASE WHEN paused THEN ${p.pausedEventFrom}::text ELSE ${p.eventFrom}::text END`,
+    to: 'state',
+    trigger: `CASE WHEN paused THEN ${p.pausedTrigger}::text ELSE ${p.trigger}::text END`,
+    detail: `jsonb_build_object('reclaims', reclaims, 'worker', claimed_by)`,
+  })}
 ), notified AS (
   SELECT pg_notify('${Channels.stepsAvailable}', kind)
   FROM (SELECT DISTINCT kind FROM moved WHERE NOT paused) k

@@ -1,14 +1,13 @@
+import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
+import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import type { SingleFromChangeParams } from '../changes.js';
 
 /** The cancelled steps a retry reopens, and the change that reopens them. */
-export interface ReopenStepsParams {
+export interface ReopenStepsParams extends SingleFromChangeParams {
   runId: string;
   stepIds: string[];
-  toState: string;
-  fromStates: readonly string[];
-  eventFrom: string;
-  trigger: string;
   completedState: string;
 }
 
@@ -32,10 +31,13 @@ WITH reopened AS (
     AND s.state = ANY(${p.fromStates}::text[])
   RETURNING s.id, s.run_id, s.node
 ), events AS (
-  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger)
-  SELECT run_id, id, node, 'step_reopened', ${p.eventFrom}::text, ${p.toState}::text,
-         ${p.trigger}::text
-  FROM reopened
+  ${recordEvents(t, {
+    source: 'reopened',
+    type: eventTypeSql(EventType.StepReopened),
+    from: `${p.eventFrom}::text`,
+    to: `${p.toState}::text`,
+    trigger: `${p.trigger}::text`,
+  })}
 )
 SELECT id FROM reopened
 `,

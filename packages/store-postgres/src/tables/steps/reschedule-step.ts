@@ -1,9 +1,15 @@
 import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
+import { recordEvents } from '../events/record-events.js';
+import type { Prefixed, SingleFromChangeParams } from '../changes.js';
 
-/** A step given back to the queue, and the two changes that may move it. */
-export interface RescheduleStepParams {
+/**
+ * A step given back to the queue: the change into `available` (a running run), and under
+ * `paused*` the change into `paused` a paused run redirects it to.
+ */
+export interface RescheduleStepParams
+  extends SingleFromChangeParams, Prefixed<'paused', SingleFromChangeParams> {
   stepId: string;
   claimToken: string;
   delayMs: number;
@@ -14,17 +20,8 @@ export interface RescheduleStepParams {
   panicStack: string | null;
   eventType: string;
   detail: string | null;
-  /** The change into `available` (a running run). */
-  toState: string;
-  fromStates: readonly string[];
-  eventFrom: string;
-  trigger: string;
-  /** The run state that redirects the step to `paused`, and that change. */
+  /** The run state that redirects the step to `paused`. */
   pausedRunState: string;
-  pausedToState: string;
-  pausedFromStates: readonly string[];
-  pausedEventFrom: string;
-  pausedTrigger: string;
 }
 
 /** The moved step. */
@@ -68,13 +65,15 @@ WITH run AS (
   UPDATE ${t.runs} r SET failure_count = r.failure_count + 1
   FROM moved WHERE r.id = moved.run_id AND ${p.chargeAttempt}::boolean
 ), events AS (
-  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger, error_kind,
-                           detail)
-  SELECT run_id, id, node, ${p.eventType}::text,
-         CASE WHEN paused THEN ${p.pausedEventFrom}::text ELSE ${p.eventFrom}::text END, state,
-         CASE WHEN paused THEN ${p.pausedTrigger}::text ELSE ${p.trigger}::text END,
-         ${p.errorKind}::text, ${p.detail}::jsonb
-  FROM moved
+  ${recordEvents(t, {
+    source: 'moved',
+    type: `${p.eventType}::text`,
+    from: `CASE WHEN paused THEN ${p.pausedEventFrom}::text ELSE ${p.eventFrom}::text END`,
+    to: 'state',
+    trigger: `CASE WHEN paused THEN ${p.pausedTrigger}::text ELSE ${p.trigger}::text END`,
+    errorKind: `${p.errorKind}::text`,
+    detail: `${p.detail}`,
+  })}
 ), notified AS (
   SELECT pg_notify('${Channels.stepsAvailable}', kind) FROM moved
   WHERE NOT paused AND scheduled_at <= now()

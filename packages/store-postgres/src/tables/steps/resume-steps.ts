@@ -1,6 +1,8 @@
+import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
+import { eventTypeSql, recordEvents } from '../events/record-events.js';
 
 /** A resumed run's paused steps, the four resume changes, and the node types each applies to. */
 export interface ResumeStepsParams {
@@ -42,8 +44,13 @@ WITH resumed AS (
   RETURNING s.id, s.run_id, s.node, s.kind, s.state, s.scheduled_at,
             (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
 ), events AS (
-  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger)
-  SELECT run_id, id, node, 'step_resumed', from_state, state, ${p.trigger}::text FROM resumed
+  ${recordEvents(t, {
+    source: 'resumed',
+    type: eventTypeSql(EventType.StepResumed),
+    from: 'from_state',
+    to: 'state',
+    trigger: `${p.trigger}::text`,
+  })}
 ), notified AS (
   SELECT pg_notify('${Channels.stepsAvailable}', kind)
   FROM (SELECT DISTINCT kind FROM resumed

@@ -1,15 +1,14 @@
+import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
+import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import type { SingleFromChangeParams } from '../changes.js';
 
 /** The discarded steps to retry and the change that retries them. */
-export interface RetryStepsParams {
+export interface RetryStepsParams extends SingleFromChangeParams {
   runId: string;
   stepIds: string[];
-  toState: string;
-  fromStates: readonly string[];
-  eventFrom: string;
-  trigger: string;
   nodeTypes: readonly string[];
   /** `RetryAdditionalAttempts` of core: executions the retried step has at least. */
   additionalAttempts: number;
@@ -35,10 +34,14 @@ WITH retried AS (
     AND s.state = ANY(${p.fromStates}::text[]) AND s.node_type = ANY(${p.nodeTypes}::text[])
   RETURNING s.id, s.run_id, s.node, s.kind, s.attempts, s.max_attempts
 ), events AS (
-  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger, detail)
-  SELECT run_id, id, node, 'step_retried', ${p.eventFrom}::text, ${p.toState}::text,
-         ${p.trigger}::text, jsonb_build_object('attempts', attempts, 'maxAttempts', max_attempts)
-  FROM retried
+  ${recordEvents(t, {
+    source: 'retried',
+    type: eventTypeSql(EventType.StepRetried),
+    from: `${p.eventFrom}::text`,
+    to: `${p.toState}::text`,
+    trigger: `${p.trigger}::text`,
+    detail: `jsonb_build_object('attempts', attempts, 'maxAttempts', max_attempts)`,
+  })}
 ), notified AS (
   SELECT pg_notify('${Channels.stepsAvailable}', kind)
   FROM (SELECT DISTINCT kind FROM retried WHERE kind IS NOT NULL) k

@@ -1,15 +1,14 @@
+import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
+import type { SingleFromChangeParams } from '../changes.js';
+import { eventTypeSql, recordEvents } from '../events/record-events.js';
 
 /** The wait nodes of a run to promote, and the change that promotes them. */
-export interface PromoteWaitsParams {
+export interface PromoteWaitsParams extends SingleFromChangeParams {
   runId: string;
   /** The node types this change applies to. */
   nodeTypes: readonly string[];
-  toState: string;
-  fromStates: readonly string[];
-  trigger: string;
-  eventFrom: string;
   /** True for a timer: `scheduled_at = now() + wait_for`; false for a signal wait's max wait. */
   timer: boolean;
   /** Only a run in this state promotes (decision 14: a paused run starts no new work). */
@@ -46,10 +45,13 @@ WITH promoted AS (
                 WHERE r.id = ${p.runId} AND r.state = ${p.promotingRunState}::text)
   RETURNING s.id, s.run_id, s.node
 ), events AS (
-  INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger)
-  SELECT run_id, id, node, 'step_waiting', ${p.eventFrom}::text, ${p.toState}::text,
-         ${p.trigger}::text
-  FROM promoted
+  ${recordEvents(t, {
+    source: 'promoted',
+    type: eventTypeSql(EventType.StepWaiting),
+    from: `${p.eventFrom}::text`,
+    to: `${p.toState}::text`,
+    trigger: `${p.trigger}::text`,
+  })}
 )
 SELECT id, node FROM promoted
 `,

@@ -1,0 +1,17 @@
+import type { Executor } from '../db/executor.js';
+import { cancelRunTree } from '../settlement/cancel-run-tree.js';
+import { settled, type Settled } from '../settlement/settled.js';
+
+/**
+ * Cancels a running or paused run (see `cancelRunTree`) in one transaction. A cancelled child run
+ * discards its parent's child node: the parent is a follow-up, settled once this committed.
+ *
+ * @throws NotFoundError for an unknown run; AlreadyTerminalError (reason `terminal`) for a
+ *   terminal one, and nothing changes
+ */
+export async function cancelRun(db: Executor, runId: string): Promise<Settled<void>> {
+  const cancelled = await db.transaction((tx) =>
+    cancelRunTree(tx, runId, { refuseTerminal: true }),
+  );
+  return settled(undefined, cancelled.parentRunId === null ? [] : [cancelled.parentRunId]);
+}

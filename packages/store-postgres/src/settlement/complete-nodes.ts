@@ -1,0 +1,66 @@
+import type { StepChange } from '@cyclone/core';
+import type { Executor } from '../db/executor.js';
+import { prefixed, singleFromChangeParams } from '../tables/changes.js';
+import { afterCompletion } from '../tables/steps/after-completion.js';
+import { completeSteps } from '../tables/steps/complete-steps.js';
+
+/** A node to complete and the output it completes with. */
+export interface NodeCompletion {
+  readonly stepId: string;
+  /** The output, already encoded as JSON text. */
+  readonly outputJson: string;
+}
+
+/** How a batch of nodes no worker runs completes (a wait, a fan-out or a child node). */
+export interface NodeCompletionChange {
+  /** `signal_consumed`, `wait_lapsed`, `timer_fired`, `child_completed`, `fan_out_completed`. */
+  readonly change: StepChange;
+  /** The completed steps' `timed_out` (a lapse). */
+  readonly timedOut: boolean;
+  /** Their events' type. */
+  readonly eventType: string;
+}
+
+/** What completing nodes did. */
+export interface NodeCompletions {
+  /** The steps that completed (the others had moved on and were left alone). */
+  readonly completed: ReadonlySet<string>;
+  /** The runs the completion wrote to the settlement outbox (a dependent to move, a parent). */
+  readonly marked: ReadonlySet<string>;
+  /** The runs the completion completed. */
+  readonly ended: ReadonlySet<string>;
+}
+
+/**
+ * Completes nodes that no worker runs through the completion statement a handler's success uses,
+ * so that a node counts off its run's open steps, promotes its dependents and may complete the run
+ * exactly as a task does; only the attempt is not counted and no claim fences it (the run's lock
+ * does). Runs in the transaction that holds the run's lock.
+ */
+export async function completeNodes(
+  db: Executor,
+  how: NodeCompletionChange,
+  completions: readonly NodeCompletion[],
+): Promise<NodeCompletions> {
+  const completed = new Set<string>();
+  const marked = new Set<string>();
+  const ended = new Set<string>();
+  if (completions.length === 0) return { completed, marked, ended };
+  const rows = await completeSteps(db, {
+    ...afterCompletion,
+    countAttempt: false,
+    timedOut: how.timedOut,
+    completeEventType: how.eventType,
+    ...prefixed('complete', singleFromChangeParams(how.change)),
+    stepIds: completions.map((c) => c.stepId),
+    claimTokens: completions.map(() => null),
+    outputs: completions.map((c) => c.outputJson),
+  });
+  for (const row of rows) {
+    if (row.id === null) continue;
+    if (row.what === 'done') completed.add(row.id);
+    else if (row.what === 'settle') marked.add(row.id);
+    else if (row.what === 'ended') ended.add(row.id);
+  }
+  return { completed, marked, ended };
+}

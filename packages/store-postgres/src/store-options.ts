@@ -1,0 +1,26 @@
+import type pg from 'pg';
+import type { StoreLogger } from './contract/store-logger.js';
+
+/** Options of a {@link PostgresStore}. */
+export interface PostgresStoreOptions {
+  /** The pool every query runs on; the store never ends a pool it was given. */
+  readonly pool: pg.Pool;
+  /**
+   * Postgres schema of Cyclone's tables.
+   * @defaultValue `'public'`
+   */
+  readonly schema?: string;
+  /** The URL the pool was opened from, named (without its password) in connection errors. */
+  readonly connectionString?: string;
+  /**
+   * The migrations {@link PostgresStore.checkSchema} expects to find applied.
+   * @defaultValue the migrations shipped with this package
+   */
+  readonly migrationsFolder?: string;
+  /**
+   * Where the store reports a follow-up that failed after its operation committed (a run left in
+   * the settlement outbox for the `settle-pending` scanner), with the run's id and the error.
+   * @defaultValue a process warning (`process.emitWarning`, code `CYCLONE_STORE`)
+   */
+  readonly logger?: StoreLogger;
+}
