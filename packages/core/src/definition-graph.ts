@@ -1,5 +1,8 @@
 import { NotFoundError, ValidationError } from './errors.js';
 import { joinPath } from './json-payload.js';
+import { findCycles } from './graph-cycles.js';
+import { indexByName, type Graph, type GraphNode } from './graph-node.js';
+import { nearestName } from './nearest-name.js';
 
 /**
  * The dependency graph of a workflow definition: the rules it must satisfy (unique names, known
@@ -11,19 +14,9 @@ import { joinPath } from './json-payload.js';
  * @packageDocumentation
  */
 
-/** The part of a node the graph functions read. */
-export interface GraphNode {
-  readonly name: string;
-  /** Names of the nodes that must complete before this one starts. */
-  readonly dependsOn: readonly string[];
-}
-
-/** A set of nodes in declaration order, such as a `WorkflowDefinition`. */
-export interface Graph<N extends GraphNode = GraphNode> {
-  /** The workflow's name, used in error subjects when present. */
-  readonly name?: string;
-  readonly nodes: readonly N[];
-}
+export type { Graph, GraphNode } from './graph-node.js';
+export { findCycle, findCycles } from './graph-cycles.js';
+export { nearestName } from './nearest-name.js';
 
 /** A rule of the graph that a node breaks. */
 export interface GraphIssue {
@@ -126,37 +119,6 @@ export function unknownNodeMessage(name: string, known: readonly string[]): stri
   const hint = nearest === undefined ? '' : ` (did you mean "${nearest}"?)`;
   const shown = known.length > 20 ? `${known.slice(0, 20).join(', ')}, ...` : known.join(', ');
   return `"${name}" is not a node of this workflow${hint}, expected one of: ${shown || '(no nodes)'}`;
-}
-
-/**
- * One dependency cycle, as the names along it with the first repeated at the end (`['a', 'b', 'a']`
- * means a depends on b and b on a; a self-dependency is `['a', 'a']`), or `undefined` when there is
- * none. Dependencies on unknown names are ignored.
- */
-export function findCycle(nodes: readonly GraphNode[]): string[] | undefined {
-  return findCycles(nodes)[0];
-}
-
-/**
- * One cycle for every strongly connected component that has one, ordered by the component's
- * earliest-declared node, each starting there and as short as possible through it.
- */
-export function findCycles(nodes: readonly GraphNode[]): string[][] {
-  const index = indexByName(nodes);
-  const edges = nodes.map((node) =>
-    node.dependsOn.flatMap((dependency) => {
-      const target = index.get(dependency);
-      return target === undefined ? [] : [target];
-    }),
-  );
-  const cycles: string[][] = [];
-  for (const component of stronglyConnected(edges)) {
-    const start = Math.min(...component);
-    const members = new Set(component);
-    const cycle = shortestCycleThrough(start, edges, members);
-    if (cycle !== undefined) cycles.push(cycle.map((i) => nodes[i]!.name));
-  }
-  return cycles.sort((a, b) => index.get(a[0]!)! - index.get(b[0]!)!);
 }
 
 /**
@@ -266,105 +228,4 @@ function assertValidGraph(graph: Graph): void {
       message: issue.message,
     })),
   );
-}
-
-function indexByName(nodes: readonly GraphNode[]): Map<string, number> {
-  const index = new Map<string, number>();
-  nodes.forEach((node, i) => {
-    if (!index.has(node.name)) index.set(node.name, i);
-  });
-  return index;
-}
-
-/** Tarjan's algorithm; components that cannot hold a cycle (one node, no self-edge) are left out. */
-function stronglyConnected(edges: readonly (readonly number[])[]): number[][] {
-  const order = new Array<number>(edges.length).fill(-1);
-  const low = new Array<number>(edges.length).fill(0);
-  const onStack = new Array<boolean>(edges.length).fill(false);
-  const stack: number[] = [];
-  const components: number[][] = [];
-  let counter = 0;
-  // Recursion depth is at most the number of nodes, which for a workflow is small.
-  const visit = (v: number): void => {
-    order[v] = low[v] = counter++;
-    stack.push(v);
-    onStack[v] = true;
-    for (const w of edges[v]!) {
-      if (order[w] === -1) {
-        visit(w);
-        low[v] = Math.min(low[v], low[w]!);
-      } else if (onStack[w]) low[v] = Math.min(low[v], order[w]!);
-    }
-    if (low[v] !== order[v]) return;
-    const component: number[] = [];
-    let w: number;
-    do {
-      w = stack.pop()!;
-      onStack[w] = false;
-      component.push(w);
-    } while (w !== v);
-    if (component.length > 1 || edges[v]!.includes(v)) components.push(component);
-  };
-  for (let v = 0; v < edges.length; v++) if (order[v] === -1) visit(v);
-  return components;
-}
-
-/** Breadth-first search from `start` back to itself, staying inside one component. */
-function shortestCycleThrough(
-  start: number,
-  edges: readonly (readonly number[])[],
-  members: ReadonlySet<number>,
-): number[] | undefined {
-  const previous = new Map<number, number>();
-  const queue = [start];
-  while (queue.length > 0) {
-    const v = queue.shift()!;
-    for (const w of edges[v]!) {
-      if (!members.has(w)) continue;
-      if (w === start) {
-        const path = [start];
-        for (let at = v; at !== start; at = previous.get(at)!) path.push(at);
-        // `path` runs backwards from the edge into start; turn it into start -> ... -> start.
-        return [start, ...path.slice(1).reverse(), start];
-      }
-      if (!previous.has(w)) {
-        previous.set(w, v);
-        queue.push(w);
-      }
-    }
-  }
-  return undefined;
-}
-
-/**
- * The entry of `known` closest to `name` by edit distance, ignoring case, when it is close enough
- * to be a likely typo; for "did you mean" hints.
- *
- * @internal
- */
-export function nearestName(name: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Math.max(1, Math.min(3, Math.floor(name.length / 3)));
-  for (const candidate of known) {
-    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
-    if (distance <= bestDistance) {
-      best = candidate;
-      bestDistance = distance - 1;
-    }
-  }
-  return best;
-}
-
-/** Levenshtein distance. */
-function editDistance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      next.push(Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + cost));
-    }
-    row = next;
-  }
-  return row[b.length]!;
 }

@@ -1,11 +1,17 @@
 /**
  * The check that the engine only ever records moves of core's transition table: every
  * `(from_state, to_state, trigger)` of `cyclone_events` must be a row of `STEP_TRANSITIONS` (step
- * events, also matching the step's node type) or `RUN_TRANSITIONS` (run events). `from_state` null
- * is the table's "(inserted)".
+ * events, also matching the step's node type) or `RUN_TRANSITIONS` (run events), and its type one of
+ * core's `EventType`s. `from_state` null is the table's "(inserted)".
  */
 import type pg from 'pg';
-import { RUN_TRANSITIONS, STEP_TRANSITIONS, type TransitionRow } from '@cyclone/core';
+import {
+  EVENT_TYPES,
+  RUN_TRANSITIONS,
+  STEP_TRANSITIONS,
+  type EventType,
+  type TransitionRow,
+} from '@cyclone/core';
 
 /** An event as the check reads it. */
 interface CheckedEvent {
@@ -57,13 +63,14 @@ export async function expectEventsFollowTable(
     [afterId],
   );
   const offending = rows.filter((event) => {
+    if (!EVENT_TYPES.includes(event.type as EventType)) return true;
     const table: readonly TransitionRow<string, string>[] =
       event.step_id === null ? RUN_TRANSITIONS : STEP_TRANSITIONS;
     return !table.some((row) => matches(row, event));
   });
   if (offending.length > 0) {
     throw new Error(
-      `${offending.length} event(s) are not rows of core's transition table:\n` +
+      `${offending.length} event(s) are not rows of core's transition table, or have a type that is not one of core's EventType:\n` +
         offending.map((e) => `  ${describe(e)}`).join('\n'),
     );
   }
