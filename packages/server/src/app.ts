@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
-import { accessOf, isReadMethod, requiresToken } from './auth.js';
-import type { AppEnv, ServerContext } from './context.js';
-import { errorBody, toHttpError } from './http-errors.js';
+import { accessOf, isReadMethod, requiresToken } from './security/tokens.js';
+import type { AppEnv, ServerContext } from './http/context.js';
+import { errorBody, toHttpError } from './http/http-errors.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { dlqRoutes } from './routes/dlq.js';
 import { eventStreamRoutes } from './routes/event-stream.js';

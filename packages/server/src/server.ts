@@ -5,11 +5,11 @@ import { createAdaptorServer, getRequestListener } from '@hono/node-server';
 import { pino, type Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { buildApp } from './app.js';
-import { assertSafeBind, DefaultHost, DefaultPort } from './bind-policy.js';
-import type { ServerContext } from './context.js';
-import { EngineMetrics } from './engine-metrics.js';
-import { ServerOptionsError } from './errors.js';
-import { NotificationHub } from './notification-hub.js';
+import { assertSafeBind, DefaultHost, DefaultPort } from './security/bind-policy.js';
+import type { ServerContext } from './http/context.js';
+import { EngineMetrics } from './live/engine-metrics.js';
+import { ServerOptionsError } from './security/errors.js';
+import { NotificationHub } from './live/notification-hub.js';
 
 /** Options of {@link createServer}: a client to operate through, or a database to open one on. */
 export type ServerOptions = (

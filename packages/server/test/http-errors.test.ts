@@ -9,9 +9,9 @@ import {
   NotPausedError,
   ValidationError,
 } from '@cyclone/core';
-import { toHttpError } from '../src/http-errors.js';
-import { accessOf, presentedSecret, sameSecret } from '../src/auth.js';
-import { isLoopback } from '../src/bind-policy.js';
+import { toHttpError } from '../src/http/http-errors.js';
+import { accessOf, presentedSecret, sameSecret } from '../src/security/tokens.js';
+import { isLoopback } from '../src/security/bind-policy.js';
 
 describe('toHttpError', () => {
   it('answers 409 with the stable code and the reason for each refused operator action', () => {

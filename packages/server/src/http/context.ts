@@ -1,8 +1,8 @@
 import type { Client } from '@cyclone/client';
 import type { Logger } from 'pino';
-import type { Access, Tokens } from './auth.js';
-import type { EngineMetrics } from './engine-metrics.js';
-import type { NotificationHub } from './notification-hub.js';
+import type { Access, Tokens } from '../security/tokens.js';
+import type { EngineMetrics } from '../live/engine-metrics.js';
+import type { NotificationHub } from '../live/notification-hub.js';
 
 /** What every route reads: the client it operates through, and the server's shared parts. */
 export interface ServerContext {
