@@ -92,6 +92,8 @@ describe('parseCorsOrigin', () => {
     for (const bad of ['*', 'ops.example.com', 'https://ops.example.com/app', 'null', 'ftp://x']) {
       expect(() => parseCorsOrigin(bad), bad).toThrow(ServerOptionsError);
     }
-    expect(() => parseCorsOrigin('*')).toThrow(/corsOrigins: "\*" is not an origin/);
+    expect(() => parseCorsOrigin('*')).toThrow(
+      /corsOrigins \(--cors-origin\): "\*" is not an origin/,
+    );
   });
 });

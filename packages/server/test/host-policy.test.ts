@@ -44,7 +44,7 @@ describe('parseAllowedHost', () => {
   it('refuses an entry of no known form, naming it', () => {
     expect(() => parseAllowedHost('https://cyclone.example.com')).toThrow(ServerOptionsError);
     expect(() => parseAllowedHost('https://cyclone.example.com')).toThrow(
-      /allowedHosts: "https:\/\/cyclone\.example\.com" is not a host/,
+      /allowedHosts \(--allowed-host\): "https:\/\/cyclone\.example\.com" is not a host/,
     );
     expect(() => parseAllowedHost('.10.0.0.5')).toThrow(ServerOptionsError);
     expect(() => parseAllowedHost('*')).toThrow(ServerOptionsError);

@@ -124,6 +124,6 @@ describe('the Host check', () => {
     ).toThrow(ServerOptionsError);
     expect(() =>
       createServer({ client: env.client, corsOrigins: ['ops.example.com'], logger: testLogger }),
-    ).toThrow(/corsOrigins: "ops\.example\.com" is not an origin/);
+    ).toThrow(/corsOrigins \(--cors-origin\): "ops\.example\.com" is not an origin/);
   });
 });

@@ -43,7 +43,7 @@ export function parseCorsOrigin(entry: string): string {
     url.password === '';
   if (!bare) {
     throw new ServerOptionsError(
-      `corsOrigins: ${JSON.stringify(entry)} is not an origin: expected a scheme, a host and ` +
+      `corsOrigins (--cors-origin): ${JSON.stringify(entry)} is not an origin: expected a scheme, a host and ` +
         'an optional port, with no path ("https://ops.example.com", "http://localhost:3000")',
     );
   }

@@ -55,7 +55,7 @@ export function parseAllowedHost(entry: string): AllowedHost {
   const parsed = parseHost(subdomains ? entry.slice(1) : entry);
   if (parsed === undefined || (subdomains && isIP(parsed.hostname) !== 0)) {
     throw new ServerOptionsError(
-      `allowedHosts: ${JSON.stringify(entry)} is not a host: expected a name or an address, ` +
+      `allowedHosts (--allowed-host): ${JSON.stringify(entry)} is not a host: expected a name or an address, ` +
         'with a port or without ("cyclone.example.com", "10.0.0.5:7300", "[::1]:7300"), or ' +
         '".example.com" for a domain and its subdomains',
     );
