@@ -5,6 +5,7 @@ import { errorBody, toHttpError } from './http/http-errors.js';
 import { crossSiteGuard } from './middleware/cross-site-guard.js';
 import { hostCheck } from './middleware/host-check.js';
 import { requestLog } from './middleware/request-log.js';
+import { responseHeaders } from './middleware/response-headers.js';
 import { tokenAuth } from './middleware/token-auth.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { dlqRoutes } from './routes/dlq.js';
@@ -32,6 +33,7 @@ export function buildApp(ctx: ServerContext): Hono<AppEnv> {
   app.get('/healthz', (c) => c.json({ ok: true }));
 
   app.use('*', requestLog(ctx.logger));
+  app.use('*', responseHeaders());
   app.use('*', hostCheck(ctx));
   if (ctx.corsOrigins.size > 0) {
     app.use(

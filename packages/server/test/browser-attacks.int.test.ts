@@ -63,10 +63,12 @@ describe('a page elsewhere, in the same browser', () => {
     const page = await browser.newPage();
     try {
       await page.goto(attackerUrl);
-      // A "simple" request: sent without a preflight; its answer is opaque to the page.
-      await page.evaluate(
-        `fetch('${base}/api/runs/${waitingRun}/cancel', { method: 'POST', mode: 'no-cors', headers: { 'Content-Type': 'text/plain' }, body: '{}' })`,
+      // A "simple" request: sent without a preflight. Its answer reaches the page not even as an
+      // opaque response: Cross-Origin-Resource-Policy blocks it once it arrived.
+      const simple = await page.evaluate(
+        `fetch('${base}/api/runs/${waitingRun}/cancel', { method: 'POST', mode: 'no-cors', headers: { 'Content-Type': 'text/plain' }, body: '{}' }).then(() => 'opaque', () => 'blocked')`,
       );
+      expect(simple).toBe('blocked');
       const navigation = page.waitForNavigation();
       await page.evaluate(`document.getElementById('f').submit()`);
       const answer = await navigation;

@@ -221,6 +221,9 @@ describe('requests a browser was tricked into sending', () => {
     const read = await send(`http://${openHost}/api/runs`, 'GET', { Origin: evil });
     expect(read.status).toBe(200);
     expect(read.headers.get('access-control-allow-origin')).toBeNull();
+    // Nor load it into its own process by a tag or a no-cors fetch, or read it as anything but JSON.
+    expect(read.headers.get('cross-origin-resource-policy')).toBe('same-origin');
+    expect(read.headers.get('x-content-type-options')).toBe('nosniff');
     const preflight = await send(`http://${openHost}/api/dlq/redrive`, 'OPTIONS', {
       Origin: evil,
       'Access-Control-Request-Method': 'POST',
