@@ -28,12 +28,12 @@ const PreflightMaxAge = 600;
 export function buildApp(ctx: ServerContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
+  app.use('*', responseHeaders());
   // Liveness, answered before every check (decision 156): probes send the Host they like and no
-  // token, and the answer says nothing about the data.
+  // token, and the answer says nothing about the data. Not logged: probes come every few seconds.
   app.get('/healthz', (c) => c.json({ ok: true }));
 
   app.use('*', requestLog(ctx.logger));
-  app.use('*', responseHeaders());
   app.use('*', hostCheck(ctx));
   if (ctx.corsOrigins.size > 0) {
     app.use(

@@ -37,7 +37,9 @@ describe('the Host check', () => {
       expect((await send(url('/api/events/stream'), 'GET', evil)).status).toBe(403);
       expect((await send(url('/api/nothing-here'), 'GET', evil)).status).toBe(403);
       // Probes send the Host they like: /healthz answers it.
-      expect((await send(url('/healthz'), 'GET', evil)).status).toBe(200);
+      const health = await send(url('/healthz'), 'GET', evil);
+      expect(health.status).toBe(200);
+      expect(health.headers.get('x-content-type-options')).toBe('nosniff');
     } finally {
       await server.close();
     }
