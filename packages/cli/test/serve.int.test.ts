@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@cyclone/client';
 import { useTestDatabase } from '@cyclone/test-db';
@@ -9,6 +10,20 @@ beforeAll(() => {
   client = new Client({ connectionString: db.url });
 });
 afterAll(() => client.close());
+
+/** Sends a GET with exactly these headers (`Host` included, which fetch sets itself); resolves with the status. */
+function statusOf(url: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode!));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const json = { 'Content-Type': 'application/json' };
 
 /** The URL of the serving line, once printed. */
 const servingUrl = (stdout: string) => /serving .* at (http:\/\/\S+)/.exec(stdout)?.[1];
@@ -24,7 +39,24 @@ describe('cyclone serve', () => {
       const { runId } = await client.enqueue('serve.job', {});
       const runs = (await (await fetch(`${url}/api/runs`)).json()) as { runs: { id: string }[] };
       expect(runs.runs.map((r) => r.id)).toEqual([runId]);
-      const cancelled = await fetch(`${url}/api/runs/${runId}/cancel`, { method: 'POST' });
+      // What a page elsewhere can make a browser send changes nothing.
+      const plain = await fetch(`${url}/api/runs/${runId}/cancel`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'text/plain' },
+        body: '{}',
+      });
+      expect(plain.status).toBe(403);
+      const foreign = await fetch(`${url}/api/runs/${runId}/cancel`, {
+        method: 'POST',
+        headers: { ...json, Origin: 'http://evil.example' },
+      });
+      expect(foreign.status).toBe(403);
+      expect(await statusOf(`${url}/api/runs`, { Host: 'evil.example' })).toBe(403);
+      expect((await client.getRun(runId)).state).toBe('running');
+      const cancelled = await fetch(`${url}/api/runs/${runId}/cancel`, {
+        method: 'POST',
+        headers: json,
+      });
       expect(cancelled.status).toBe(200);
       expect((await client.getRun(runId)).state).toBe('cancelled');
       expect(await (await fetch(`${url}/`)).text()).toContain('<title>Cyclone</title>');
@@ -53,16 +85,48 @@ describe('cyclone serve', () => {
       const auth = (token: string) => ({ headers: { Authorization: `Bearer ${token}` } });
       expect((await fetch(`${line.url}/api/runs`, auth('env-viewer'))).status).toBe(200);
       const { runId } = await client.enqueue('serve.job', {});
-      const post = { method: 'POST', ...auth('env-viewer') };
-      expect((await fetch(`${line.url}/api/runs/${runId}/pause`, post)).status).toBe(403);
-      expect(
-        (
-          await fetch(`${line.url}/api/runs/${runId}/pause`, {
-            method: 'POST',
-            ...auth('env-secret'),
-          })
-        ).status,
-      ).toBe(200);
+      const post = (token: string) => ({
+        method: 'POST',
+        headers: { ...json, Authorization: `Bearer ${token}` },
+      });
+      expect((await fetch(`${line.url}/api/runs/${runId}/pause`, post('env-viewer'))).status).toBe(
+        403,
+      );
+      expect((await fetch(`${line.url}/api/runs/${runId}/pause`, post('env-secret'))).status).toBe(
+        200,
+      );
+    } finally {
+      server.child.kill('SIGKILL');
+    }
+  }, 90_000);
+
+  it('answers the --allowed-host names and the --cors-origin origins, and takes them from the environment', async () => {
+    const server = startCyclone(
+      [
+        'serve',
+        '--port',
+        '0',
+        '--allowed-host',
+        'cyclone.test',
+        '--allowed-host',
+        '.ops.test,other.test',
+        '--database-url',
+        db.url,
+      ],
+      { CYCLONE_CORS_ORIGINS: 'http://ops.test:3000' },
+    );
+    try {
+      await server.waitForOutput((out) => servingUrl(out) !== undefined);
+      const url = servingUrl(server.stdout())!;
+      for (const host of ['cyclone.test', 'a.ops.test:8080', 'other.test']) {
+        expect(await statusOf(`${url}/api/runs`, { Host: host }), host).toBe(200);
+      }
+      expect(await statusOf(`${url}/api/runs`, { Host: 'evil.test' })).toBe(403);
+      const preflight = await fetch(`${url}/api/runs`, {
+        method: 'OPTIONS',
+        headers: { Origin: 'http://ops.test:3000', 'Access-Control-Request-Method': 'POST' },
+      });
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('http://ops.test:3000');
     } finally {
       server.child.kill('SIGKILL');
     }
@@ -75,5 +139,15 @@ describe('cyclone serve', () => {
     const port = await runCyclone(['serve', '--port', 'http', '--database-url', db.url]);
     expect(port.code).toBe(2);
     expect(port.stderr).toContain('--port');
+    const host = await runCyclone([
+      'serve',
+      '--allowed-host',
+      'https://x',
+      '--database-url',
+      db.url,
+    ]);
+    expect(host.code).toBe(2);
+    expect(host.stderr).toContain('--allowed-host');
+    expect(host.stderr).toContain('"https://x" is not a host');
   }, 90_000);
 });

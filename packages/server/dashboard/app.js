@@ -71,12 +71,36 @@ class ApiError extends Error {
   }
 }
 
-/** Calls the API; the browser sends the credentials it was given for this origin. */
+let session;
+
+/**
+ * The token to send as Bearer on changes, or undefined on a server without one. The server
+ * hands it back to this page's own script for the Basic credentials the browser holds
+ * (`GET /api/session`): those alone only read, so a page elsewhere that makes the browser send
+ * them changes nothing. Asked once; asked again after a failure.
+ */
+function bearer() {
+  session ??= fetch('/api/session', { credentials: 'same-origin' })
+    .then((response) => (response.ok ? response.json() : Promise.reject(new Error('no session'))))
+    .then((body) => body.bearer ?? undefined)
+    .catch((error) => {
+      session = undefined;
+      throw error;
+    });
+  return session;
+}
+
+/**
+ * Calls the API; the browser sends the credentials it was given for this origin. A change is
+ * always declared JSON (an empty body too) and carries the token as Bearer.
+ */
 async function api(path, options = {}) {
   const init = { method: options.method ?? 'GET', credentials: 'same-origin', headers: {} };
-  if (options.body !== undefined) {
+  if (init.method !== 'GET') {
     init.headers['Content-Type'] = 'application/json';
-    init.body = JSON.stringify(options.body);
+    if (options.body !== undefined) init.body = JSON.stringify(options.body);
+    const token = await bearer();
+    if (token) init.headers.Authorization = `Bearer ${token}`;
   }
   const response = await fetch(path, init);
   const body = await response.json().catch(() => undefined);

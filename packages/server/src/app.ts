@@ -1,7 +1,12 @@
 import { Hono } from 'hono';
-import { accessOf, isReadMethod, requiresToken } from './auth.js';
-import type { AppEnv, ServerContext } from './context.js';
-import { errorBody, toHttpError } from './http-errors.js';
+import { cors } from 'hono/cors';
+import type { AppEnv, ServerContext } from './http/context.js';
+import { errorBody, toHttpError } from './http/http-errors.js';
+import { crossSiteGuard } from './middleware/cross-site-guard.js';
+import { hostCheck } from './middleware/host-check.js';
+import { requestLog } from './middleware/request-log.js';
+import { responseHeaders } from './middleware/response-headers.js';
+import { tokenAuth } from './middleware/token-auth.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { dlqRoutes } from './routes/dlq.js';
 import { eventStreamRoutes } from './routes/event-stream.js';
@@ -9,59 +14,46 @@ import { metricsRoutes } from './routes/metrics.js';
 import { runActionRoutes } from './routes/run-actions.js';
 import { runRoutes } from './routes/runs.js';
 import { scheduleRoutes } from './routes/schedules.js';
+import { sessionRoutes } from './routes/session.js';
+
+/** How long a browser may reuse a CORS origin's preflight, in seconds. */
+const PreflightMaxAge = 600;
 
 /**
- * The challenge of a 401. A browser opening a page (it accepts HTML) is sent the Basic challenge,
- * so it asks its user for the token once (as the password) and sends it with every later request;
- * API clients are sent the Bearer challenge. One challenge an answer: browsers do not read a
- * second one, and Node joins repeated headers into one line.
+ * The HTTP application. Each request passes, in this order: the `Host` check, CORS (only with
+ * `corsOrigins`), the cross-site checks of changes, the token; then its route, and the error
+ * mapping. The checks that refuse what a browser was tricked into sending come before the token,
+ * so such a request never earns a 401 that would make the browser ask its user for credentials.
  */
-function unauthorized(accept: string | undefined): Response {
-  const challenge = accept?.includes('text/html')
-    ? 'Basic realm="cyclone", charset="UTF-8"'
-    : 'Bearer realm="cyclone"';
-  return new Response(JSON.stringify(errorBody('UNAUTHORIZED', 'a valid token is required')), {
-    status: 401,
-    headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': challenge },
-  });
-}
-
-/** The HTTP application: auth, request logging, every route, and the error mapping. */
 export function buildApp(ctx: ServerContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  // Liveness: answered before auth, so probes need no token; it says nothing about the data.
+  app.use('*', responseHeaders());
+  // Liveness, answered before every check (decision 156): probes send the Host they like and no
+  // token, and the answer says nothing about the data. Not logged: probes come every few seconds.
   app.get('/healthz', (c) => c.json({ ok: true }));
 
-  app.use('*', async (c, next) => {
-    const started = performance.now();
-    await next();
-    // Method, route and status only: never a body, a query or a header (they carry payloads and tokens).
-    ctx.logger.info(
-      {
-        method: c.req.method,
-        route: c.req.routePath,
-        status: c.res.status,
-        ms: Math.round(performance.now() - started),
-      },
-      'request',
+  app.use('*', requestLog(ctx.logger));
+  app.use('*', hostCheck(ctx));
+  if (ctx.corsOrigins.size > 0) {
+    app.use(
+      '/api/*',
+      cors({
+        origin: [...ctx.corsOrigins],
+        allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+        allowHeaders: ['Authorization', 'Content-Type'],
+        maxAge: PreflightMaxAge,
+        // No Allow-Credentials: a CORS origin's page sends the token itself, never the Basic
+        // credentials a browser cached for the dashboard (decision 154).
+      }),
     );
-  });
+  }
+  app.use('*', crossSiteGuard(ctx));
+  app.use('/api/session', crossSiteGuard(ctx, 'same-origin-only'));
+  // Routes served without a token (as /healthz, but behind the checks above) go here.
+  app.use('*', tokenAuth(ctx));
 
-  app.use('*', async (c, next) => {
-    if (!requiresToken(ctx.tokens)) {
-      c.set('access', 'full');
-      return next();
-    }
-    const access = accessOf(c.req.header('Authorization'), ctx.tokens);
-    if (access === 'none') return unauthorized(c.req.header('Accept'));
-    if (access === 'read' && !isReadMethod(c.req.method)) {
-      return c.json(errorBody('FORBIDDEN', 'the read-only token may only read (GET)'), 403);
-    }
-    c.set('access', access);
-    return next();
-  });
-
+  app.route('/api/session', sessionRoutes(ctx));
   app.route('/api/runs', runRoutes(ctx));
   app.route('/api/runs', runActionRoutes(ctx));
   app.route('/api/dlq', dlqRoutes(ctx));

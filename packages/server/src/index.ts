@@ -19,7 +19,7 @@ export {
   type ServerOptions,
   type ListeningAddress,
 } from './server.js';
-export { DefaultHost, DefaultPort, isLoopback } from './bind-policy.js';
-export { InsecureBindError, ServerOptionsError } from './errors.js';
-export type { ErrorBody } from './http-errors.js';
-export type { ChangeNotice } from './notification-hub.js';
+export { DefaultHost, DefaultPort, isLoopback } from './security/bind-policy.js';
+export { InsecureBindError, ServerOptionsError } from './security/errors.js';
+export type { ErrorBody } from './http/http-errors.js';
+export type { ChangeNotice } from './live/notification-hub.js';

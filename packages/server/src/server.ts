@@ -5,11 +5,13 @@ import { createAdaptorServer, getRequestListener } from '@hono/node-server';
 import { pino, type Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { buildApp } from './app.js';
-import { assertSafeBind, DefaultHost, DefaultPort } from './bind-policy.js';
-import type { ServerContext } from './context.js';
-import { EngineMetrics } from './engine-metrics.js';
-import { ServerOptionsError } from './errors.js';
-import { NotificationHub } from './notification-hub.js';
+import type { ServerContext } from './http/context.js';
+import { EngineMetrics } from './live/engine-metrics.js';
+import { NotificationHub } from './live/notification-hub.js';
+import { assertSafeBind, DefaultHost, DefaultPort } from './security/bind-policy.js';
+import { parseCorsOrigin } from './security/cross-site.js';
+import { ServerOptionsError } from './security/errors.js';
+import { HostPolicy, type ServedAddress } from './security/host-policy.js';
 
 /** Options of {@link createServer}: a client to operate through, or a database to open one on. */
 export type ServerOptions = (
@@ -21,10 +23,29 @@ export type ServerOptions = (
    * @defaultValue `'public'`
    */
   readonly schema?: string;
-  /** With it, every request but `GET /healthz` needs `Authorization: Bearer <token>`. */
+  /**
+   * With it, every request but `GET /healthz` needs `Authorization: Bearer <token>`. A browser
+   * may send it as the password of Basic credentials to read; a change needs it as Bearer.
+   */
   readonly token?: string;
   /** A token that may only read (GET); POSTs with it answer 403. */
   readonly readOnlyToken?: string;
+  /**
+   * More names the server answers to in the `Host` header, besides loopback names and the address
+   * it listens on: what a reverse proxy, a load balancer or a DNS name sends. An entry is a name
+   * or an address, any port (`'cyclone.example.com'`), or with one (`'cyclone.example.com:8443'`,
+   * `'[::1]:7300'`), or a domain and its subdomains (`'.example.com'`). Any other Host answers 403.
+   * @defaultValue `[]`
+   */
+  readonly allowedHosts?: readonly string[];
+  /**
+   * Origins whose pages may call the API from a browser (`'https://ops.example.com'`): CORS
+   * headers for them (no credentials: their pages send the token as Bearer), and their changes
+   * pass the cross-site checks. None by default: no CORS headers, and a change from any other
+   * page than the server's own answers 403.
+   * @defaultValue `[]`
+   */
+  readonly corsOrigins?: readonly string[];
   /**
    * Where {@link CycloneServer.listen} binds. Any host but loopback needs a token.
    * @defaultValue `'127.0.0.1'`
@@ -65,11 +86,19 @@ export class CycloneServer {
   private readonly hub: NotificationHub;
   private readonly options: ServerOptions;
   private http: Server | undefined;
+  /** The host {@link CycloneServer.listen} was asked to bind. */
+  private boundHost: string | undefined;
 
   constructor(options: ServerOptions) {
     if (!options.client && !options.connectionString) {
       throw new ServerOptionsError('createServer needs a client or a connectionString');
     }
+    // Every option is checked before a client is opened, so a refused one leaves nothing open.
+    const tokens = { token: options.token, readOnlyToken: options.readOnlyToken };
+    // Checked here too, so an embedder learns at construction, not at the first listen.
+    if (options.host !== undefined) assertSafeBind(options.host, tokens);
+    const hosts = new HostPolicy(options.allowedHosts ?? [], () => this.served());
+    const corsOrigins = new Set((options.corsOrigins ?? []).map(parseCorsOrigin));
     this.options = options;
     this.ownsClient = !options.client;
     this.client =
@@ -83,13 +112,13 @@ export class CycloneServer {
     this.hub = new NotificationHub(this.client, logger);
     const ctx: ServerContext = {
       client: this.client,
-      tokens: { token: options.token, readOnlyToken: options.readOnlyToken },
+      tokens,
+      hosts,
+      corsOrigins,
       logger,
       hub: this.hub,
       metrics: new EngineMetrics(this.client, options.registry),
     };
-    // Checked here too, so an embedder learns at construction, not at the first listen.
-    if (options.host !== undefined) assertSafeBind(options.host, ctx.tokens);
     const app = buildApp(ctx);
     this.fetch = async (request) => app.fetch(request);
     this.requestListener = getRequestListener(app.fetch);
@@ -118,7 +147,15 @@ export class CycloneServer {
       });
     });
     this.http = http;
+    this.boundHost = bindHost;
     return this.address()!;
+  }
+
+  /** Where the server listens, as the host policy reads it; undefined while embedded. */
+  private served(): ServedAddress | undefined {
+    const address = this.http?.address() as AddressInfo | null | undefined;
+    if (!address || this.boundHost === undefined) return undefined;
+    return { hosts: [this.boundHost, address.address], port: address.port };
   }
 
   /** Where the server listens, or undefined before {@link CycloneServer.listen}. */
@@ -160,6 +197,7 @@ export class CycloneServer {
  * ```
  *
  * @throws InsecureBindError when `host` is not loopback and no token is given
+ * @throws ServerOptionsError for an entry of `allowedHosts` or `corsOrigins` of no known form
  */
 export function createServer(options: ServerOptions): CycloneServer {
   return new CycloneServer(options);

@@ -47,6 +47,58 @@ describe('tokens', () => {
     expect((await env.call('GET', '/', basic('full-secret'))).status).toBe(200);
     expect((await env.call('GET', '/', basic('nope'))).status).toBe(401);
   });
+
+  it('lets Basic credentials read but not change: a change needs the token as Bearer', async () => {
+    const { runId } = await env.client.enqueue('auth.basic', {});
+    const basic = { headers: { Authorization: `Basic ${btoa('ops:full-secret')}` } };
+    expect((await env.call('GET', `/api/runs/${runId}`, basic)).status).toBe(200);
+    const refused = await env.call('POST', `/api/runs/${runId}/cancel`, basic);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('BEARER_REQUIRED');
+    const [row] = await env.query('SELECT state FROM cyclone_runs WHERE id = $1', [runId]);
+    expect(row).toEqual({ state: 'running' });
+    expect(
+      (await env.call('POST', `/api/runs/${runId}/cancel`, bearer('full-secret'))).status,
+    ).toBe(200);
+  });
+});
+
+describe('GET /api/session', () => {
+  it('hands the token the request presented back, to send as Bearer, never cached', async () => {
+    const viaBasic = await env.call('GET', '/api/session', {
+      headers: { Authorization: `Basic ${btoa('ops:full-secret')}` },
+    });
+    expect(viaBasic.status).toBe(200);
+    expect(viaBasic.body).toEqual({ access: 'full', bearer: 'full-secret' });
+    expect(viaBasic.headers.get('cache-control')).toBe('no-store');
+    const reader = await env.call('GET', '/api/session', bearer('read-secret'));
+    expect(reader.body).toEqual({ access: 'read', bearer: 'read-secret' });
+    expect((await env.call('GET', '/api/session')).status).toBe(401);
+  });
+
+  it("answers the server's own pages only", async () => {
+    const auth = `Basic ${btoa('ops:full-secret')}`;
+    const foreign = await env.call('GET', '/api/session', {
+      headers: { Authorization: auth, Origin: 'http://evil.example' },
+    });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body.error.code).toBe('FOREIGN_ORIGIN');
+    const crossSite = await env.call('GET', '/api/session', {
+      headers: { Authorization: auth, 'Sec-Fetch-Site': 'cross-site' },
+    });
+    expect(crossSite.body.error.code).toBe('CROSS_SITE');
+    const own = await env.call('GET', '/api/session', {
+      headers: { Authorization: auth, Origin: 'http://localhost', 'Sec-Fetch-Site': 'same-origin' },
+    });
+    expect(own.status).toBe(200);
+  });
+
+  it('on a server without a token, says so: full access and no bearer', async () => {
+    const open = createServer({ client: env.client, logger: testLogger });
+    const answer = await request(open, 'GET', '/api/session');
+    expect(answer.body).toEqual({ access: 'full', bearer: null });
+    await open.close();
+  });
 });
 
 describe('binding', () => {

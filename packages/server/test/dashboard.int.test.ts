@@ -1,21 +1,21 @@
 /**
  * The dashboard in a real headless browser (Debian's chromium, driven by puppeteer-core) against
  * a real Postgres that a worker fills: the pages show what the database holds, user data is
- * escaped, and actions taken through the confirmation dialog change the database. Screenshots
- * go to reports/screenshots/ at the repository root.
+ * escaped, and actions taken through the confirmation dialog change the database, with or
+ * without a token. Screenshots go to reports/screenshots/ at the repository root.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { permanent, workflow } from '@cyclone/core';
+import { launchChromium, press as pressIn } from './chromium.js';
 import { eventually, testLogger, useServer } from './support.js';
 import { createServer, type CycloneServer } from '../src/index.js';
 
 const env = useServer();
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const screenshots = path.join(
   fileURLToPath(new URL('../../..', import.meta.url)),
   'reports',
@@ -51,17 +51,8 @@ async function shoot(name: string): Promise<void> {
   console.log(`screenshot: ${file}`);
 }
 
-/**
- * Clicks the element `selector` names, found and clicked in one step inside the page: a live
- * update may re-render the page between a lookup and a separate click.
- */
-async function press(selector: string): Promise<void> {
-  await page.waitForSelector(selector);
-  // A dispatched event, not `.click()`: SVG elements (the graph's nodes) have no click method.
-  await page.evaluate(
-    `document.querySelector(${JSON.stringify(selector)}).dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true }))`,
-  );
-}
+/** Clicks the element `selector` names in the dashboard's page. */
+const press = (selector: string) => pressIn(page, selector);
 
 async function confirm(): Promise<void> {
   await press('dialog#confirm[open] #confirm-yes');
@@ -72,11 +63,6 @@ const stateOf = async (runId: string) =>
     ?.state;
 
 beforeAll(async () => {
-  if (!existsSync(chromiumPath)) {
-    throw new Error(
-      `chromium is not installed at ${chromiumPath}: install it (apt-get install -y chromium) or set CHROMIUM_PATH`,
-    );
-  }
   mkdirSync(screenshots, { recursive: true });
   const packedOnce = new Set<string>();
   await env.startWorker({
@@ -112,11 +98,7 @@ beforeAll(async () => {
 
   server = createServer({ client: env.client, logger: testLogger });
   base = (await server.listen(0)).url;
-  browser = await puppeteer.launch({
-    executablePath: chromiumPath,
-    headless: true,
-    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
-  });
+  browser = await launchChromium();
   page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 900 });
 }, 90_000);
@@ -275,6 +257,7 @@ describe('the dashboard', () => {
     const secured = createServer({ client: env.client, token: 'dash-secret', logger: testLogger });
     const url = (await secured.listen(0)).url;
     const guarded = await browser.newPage();
+    const held = (await env.client.submit(approval, { doc: 'autumn catalogue' })).runId;
     try {
       expect((await fetch(`${url}/`)).status).toBe(401);
       // What the browser's credentials prompt sends: any user name, the token as the password.
@@ -284,6 +267,19 @@ describe('the dashboard', () => {
       await guarded.waitForSelector('#runs-table tbody tr');
       // The event stream is authorised by the same credentials.
       await guarded.waitForFunction("document.getElementById('live').textContent === 'live'");
+
+      // The cached Basic credentials alone change nothing, even from the dashboard's own origin.
+      const basicOnly = await guarded.evaluate(
+        `fetch('/api/runs/${held}/pause', { method: 'POST', headers: { 'Content-Type': 'application/json' } }).then(async (r) => [r.status, (await r.json()).error.code])`,
+      );
+      expect(basicOnly).toEqual([403, 'BEARER_REQUIRED']);
+      expect(await stateOf(held)).toBe('running');
+
+      // The dashboard's own action sends the token as Bearer and goes through.
+      await guarded.goto(`${url}/#/runs/${held}`);
+      await pressIn(guarded, `#run-page[data-run="${held}"] #action-pause`);
+      await pressIn(guarded, 'dialog#confirm[open] #confirm-yes');
+      await eventually(async () => (await stateOf(held)) === 'paused', 'the run to be paused');
     } finally {
       await guarded.close();
       await secured.close();

@@ -9,9 +9,9 @@ import {
   NotPausedError,
   ValidationError,
 } from '@cyclone/core';
-import { toHttpError } from '../src/http-errors.js';
-import { accessOf, presentedSecret, sameSecret } from '../src/auth.js';
-import { isLoopback } from '../src/bind-policy.js';
+import { toHttpError } from '../src/http/http-errors.js';
+import { accessOf, presentedCredentials, sameSecret } from '../src/security/tokens.js';
+import { isLoopback } from '../src/security/bind-policy.js';
 
 describe('toHttpError', () => {
   it('answers 409 with the stable code and the reason for each refused operator action', () => {
@@ -64,12 +64,16 @@ describe('auth', () => {
     expect(sameSecret('', 'abc')).toBe(false);
   });
 
-  it('reads Bearer tokens and the password of Basic credentials', () => {
-    expect(presentedSecret('Bearer t0k')).toBe('t0k');
-    expect(presentedSecret(`Basic ${Buffer.from('u:p:w').toString('base64')}`)).toBe('p:w');
-    expect(presentedSecret('Token x')).toBeUndefined();
-    expect(accessOf('Bearer r', { token: 'f', readOnlyToken: 'r' })).toBe('read');
-    expect(accessOf('Bearer f', { token: 'f', readOnlyToken: 'r' })).toBe('full');
+  it('reads Bearer tokens and the password of Basic credentials, with their scheme', () => {
+    expect(presentedCredentials('Bearer t0k')).toEqual({ scheme: 'bearer', secret: 't0k' });
+    expect(presentedCredentials(`Basic ${Buffer.from('u:p:w').toString('base64')}`)).toEqual({
+      scheme: 'basic',
+      secret: 'p:w',
+    });
+    expect(presentedCredentials('Token x')).toBeUndefined();
+    const tokens = { token: 'f', readOnlyToken: 'r' };
+    expect(accessOf(presentedCredentials('Bearer r'), tokens)).toBe('read');
+    expect(accessOf(presentedCredentials('Bearer f'), tokens)).toBe('full');
     expect(accessOf(undefined, { token: 'f' })).toBe('none');
   });
 

@@ -59,7 +59,7 @@ describe('GET /api/events/stream', () => {
     const { runId } = await env.client.enqueue('stream.job', {});
     const controller = new AbortController();
     const response = await env.server.fetch(
-      new Request('http://cyclone.test/api/events/stream', { signal: controller.signal }),
+      new Request('http://localhost/api/events/stream', { signal: controller.signal }),
     );
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/event-stream');

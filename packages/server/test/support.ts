@@ -2,10 +2,12 @@
  * Helpers of the server's tests: a database of the file's own with a client and a server on it,
  * requests through the server's fetch handler, and workers that run small workflows.
  */
+import { request as httpRequest } from 'node:http';
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import { Client } from '@cyclone/client';
+import { permanent, workflow } from '@cyclone/core';
 import { eventually as baseEventually, useTestDatabase } from '@cyclone/test-db';
 import { Worker, type WorkerOptions } from '@cyclone/worker';
 import { createServer, type CycloneServer, type ServerOptions } from '../src/index.js';
@@ -21,20 +23,22 @@ export interface Answer<T = any> {
   readonly headers: Headers;
 }
 
-/** Sends a request to a server's fetch handler, as an HTTP client would. */
+/**
+ * Sends a request to a server's fetch handler, as an HTTP client would: to `localhost`, with
+ * `Content-Type: application/json` on any method but GET and HEAD unless `headers` say otherwise.
+ */
 export async function request<T = any>(
   server: Pick<CycloneServer, 'fetch'>,
   method: string,
   path: string,
   options: { body?: unknown; raw?: string; headers?: Record<string, string> } = {},
 ): Promise<Answer<T>> {
-  const init: RequestInit = { method, headers: { ...options.headers } };
+  const headers: Record<string, string> =
+    method === 'GET' || method === 'HEAD' ? {} : { 'Content-Type': 'application/json' };
+  const init: RequestInit = { method, headers: { ...headers, ...options.headers } };
   if (options.raw !== undefined) init.body = options.raw;
-  else if (options.body !== undefined) {
-    init.body = JSON.stringify(options.body);
-    (init.headers as Record<string, string>)['Content-Type'] = 'application/json';
-  }
-  const response = await server.fetch(new Request(`http://cyclone.test${path}`, init));
+  else if (options.body !== undefined) init.body = JSON.stringify(options.body);
+  const response = await server.fetch(new Request(`http://localhost${path}`, init));
   const text = await response.text();
   let body: unknown = text;
   try {
@@ -43,6 +47,37 @@ export async function request<T = any>(
     // Prometheus text, HTML: kept as text.
   }
   return { status: response.status, body: body as T, text, headers: response.headers };
+}
+
+/**
+ * Sends a request over HTTP with exactly the headers given, `Host` included, as a browser (or a
+ * page tricking one) would send them; `fetch` sets `Host` itself and refuses to change it.
+ */
+export function send<T = any>(
+  url: string,
+  method: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<Answer<T>> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const answerHeaders = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) {
+          if (value !== undefined) answerHeaders.set(name, String(value));
+        }
+        let parsed: unknown = text;
+        if (res.headers['content-type']?.includes('json')) parsed = JSON.parse(text);
+        resolve({ status: res.statusCode!, body: parsed as T, text, headers: answerHeaders });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 /**
@@ -96,6 +131,28 @@ export function useServer(options: Partial<ServerOptions> = {}) {
       workers.push(worker);
       await worker.start();
       return worker;
+    },
+    /**
+     * A failed run of a workflow `name` of one task that always fails permanently, so its step
+     * is in the DLQ; a worker serving it keeps running (a redrive fails it again).
+     */
+    async failedRun(name: string): Promise<string> {
+      const kind = `${name}.work`;
+      const definition = workflow(name).task('work', kind, { maxAttempts: 1 }).build();
+      await this.startWorker({
+        handlers: {
+          [kind]: async () => {
+            throw permanent(new Error('no'));
+          },
+        },
+        workflows: [definition],
+      });
+      const { runId } = await client.submit(definition, {});
+      await eventually(
+        async () => (await client.getRun(runId)).state === 'failed',
+        `the ${name} run to fail`,
+      );
+      return runId;
     },
     async query<R extends pg.QueryResultRow = Record<string, unknown>>(
       text: string,

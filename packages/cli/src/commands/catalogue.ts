@@ -324,16 +324,34 @@ finish for the grace period, then releases them; a second signal stops at once.`
         flags: '--read-only-token <token>',
         description: 'a second token that may only read (default: $CYCLONE_READ_ONLY_TOKEN)',
       },
+      {
+        flags: '--allowed-host <host...>',
+        description:
+          "another name the server answers to in the Host header (a proxy's, a DNS name): " +
+          'NAME, NAME:PORT or .DOMAIN; repeatable (default: $CYCLONE_ALLOWED_HOSTS, comma-separated)',
+      },
+      {
+        flags: '--cors-origin <origin...>',
+        description:
+          'an origin whose pages may call the API (CORS), e.g. https://ops.example.com; ' +
+          'repeatable (default: $CYCLONE_CORS_ORIGINS, comma-separated)',
+      },
     ],
     json: 'print the serving line as JSON',
     examples: [
       'cyclone serve',
       'cyclone serve --port 8080',
       'CYCLONE_TOKEN=s3cret cyclone serve --host 0.0.0.0 --read-only-token viewer',
+      'CYCLONE_TOKEN=s3cret cyclone serve --host 0.0.0.0 --allowed-host cyclone.example.com',
     ],
     more: `The dashboard is at the printed address; \`GET /healthz\` answers 200 once it serves.
 With a token, every other request needs it (a browser asks for it: any user name, the token as
-the password). SIGTERM or Ctrl-C stops the server.`,
+the password; changes need it as \`Authorization: Bearer\`, which the dashboard sends itself).
+A request whose Host is not the server's address, localhost or an --allowed-host answers 403;
+on 0.0.0.0 any IP address with the port is its address, a DNS name needs --allowed-host.
+Changes must be JSON (\`Content-Type: application/json\`, an empty body too) and come from no
+other origin than the server's own or a --cors-origin. See docs/security.md.
+SIGTERM or Ctrl-C stops the server.`,
     run: serveCommand,
   },
 ];

@@ -1,5 +1,6 @@
 import { pino } from 'pino';
 import { Client } from '@cyclone/client';
+import { isCycloneError } from '@cyclone/core';
 import type * as ServerExports from '@cyclone/server';
 import { RefusedError, UsageError } from '../cli-error.js';
 import { requireDatabaseUrl } from '../database-url.js';
@@ -38,8 +39,25 @@ function secret(option: unknown, variable: string | undefined): string | undefin
 }
 
 /**
+ * A repeatable option's values (`--allowed-host a --allowed-host b,c`), else the environment
+ * variable's comma-separated list; empty entries dropped.
+ */
+function list(option: unknown, variable: string | undefined): string[] {
+  const given = Array.isArray(option)
+    ? option.map(String)
+    : variable === undefined
+      ? []
+      : [variable];
+  return given
+    .flatMap((value) => value.split(','))
+    .map((value) => value.trim())
+    .filter(Boolean);
+}
+
+/**
  * `cyclone serve`: the HTTP API and the dashboard, until SIGTERM or SIGINT. Binds 127.0.0.1
- * unless `--host` says otherwise; any other host needs `--token` (or `CYCLONE_TOKEN`).
+ * unless `--host` says otherwise; any other host needs `--token` (or `CYCLONE_TOKEN`). Answers
+ * the `Host` names of `--allowed-host` besides its own address, and CORS for `--cors-origin`.
  */
 export async function serveCommand(ctx: CommandContext): Promise<number> {
   const { output } = ctx;
@@ -52,6 +70,8 @@ export async function serveCommand(ctx: CommandContext): Promise<number> {
   const host = String(ctx.options.host);
   const token = secret(ctx.options.token, process.env.CYCLONE_TOKEN);
   const readOnlyToken = secret(ctx.options.readOnlyToken, process.env.CYCLONE_READ_ONLY_TOKEN);
+  const allowedHosts = list(ctx.options.allowedHost, process.env.CYCLONE_ALLOWED_HOSTS);
+  const corsOrigins = list(ctx.options.corsOrigin, process.env.CYCLONE_CORS_ORIGINS);
   const url = requireDatabaseUrl(ctx.flags.databaseUrl);
   const { createServer } = await loadServerModule();
   const logger = pino({ level: process.env.CYCLONE_LOG_LEVEL ?? 'info' }, process.stderr);
@@ -64,10 +84,12 @@ export async function serveCommand(ctx: CommandContext): Promise<number> {
   let server: ReturnType<typeof createServer> | undefined;
   try {
     // Refused before anything is bound or connected: an open port without a token is never up.
-    server = createServer({
+    server = createServerOrUsage(createServer, {
       client,
       host,
       logger,
+      allowedHosts,
+      corsOrigins,
       ...(token === undefined ? {} : { token }),
       ...(readOnlyToken === undefined ? {} : { readOnlyToken }),
     });
@@ -89,5 +111,18 @@ export async function serveCommand(ctx: CommandContext): Promise<number> {
     await client.close().catch(() => undefined);
     await pool.end().catch(() => undefined);
     shutdown.dispose();
+  }
+}
+
+/** `createServer`, with an entry of `--allowed-host` or `--cors-origin` of no known form a usage error (exit 2). */
+function createServerOrUsage(
+  createServer: ServerModule['createServer'],
+  options: Parameters<ServerModule['createServer']>[0],
+): ReturnType<ServerModule['createServer']> {
+  try {
+    return createServer(options);
+  } catch (error) {
+    if (isCycloneError(error, 'SERVER_OPTIONS')) throw new UsageError(error.message);
+    throw error;
   }
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Hono } from 'hono';
-import type { AppEnv } from '../context.js';
+import type { AppEnv } from '../http/context.js';
 
 /** The dashboard's files, shipped in the package's `dashboard/` folder beside `src/` and `dist/`. */
 const folder = new URL('../../dashboard/', import.meta.url);

@@ -1,9 +1,9 @@
 import type { ExhaustedReason } from '@cyclone/client';
 import { Hono } from 'hono';
-import type { AppEnv, ServerContext } from '../context.js';
-import { queryObject } from '../request-query.js';
-import { dlqQuery, redriveBody } from '../schemas.js';
-import { parseRequest, readJsonBody } from '../validation.js';
+import type { AppEnv, ServerContext } from '../http/context.js';
+import { queryObject } from '../http/request-query.js';
+import { dlqQuery, redriveBody } from '../http/schemas.js';
+import { parseRequest, readJsonBody } from '../http/validation.js';
 
 /** The DLQ: `GET /api/dlq?reason=&workflow=` (a page of discarded steps) and `POST /api/dlq/redrive`. */
 export function dlqRoutes(ctx: ServerContext): Hono<AppEnv> {

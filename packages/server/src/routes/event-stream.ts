@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { AppEnv, ServerContext } from '../context.js';
-import type { ChangeNotice } from '../notification-hub.js';
+import type { AppEnv, ServerContext } from '../http/context.js';
+import type { ChangeNotice } from '../live/notification-hub.js';
 
 /** How often an idle stream sends a comment, so proxies do not close it. */
 const KeepAliveMs = 15_000;

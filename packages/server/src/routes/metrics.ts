@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv, ServerContext } from '../context.js';
+import type { AppEnv, ServerContext } from '../http/context.js';
 
 /** `GET /metrics`: Prometheus text, computed from the database at each scrape. */
 export function metricsRoutes(ctx: ServerContext): Hono<AppEnv> {

@@ -1,9 +1,9 @@
 import type { Client } from '@cyclone/client';
 import { Hono } from 'hono';
-import type { AppEnv, ServerContext } from '../context.js';
-import { queryObject } from '../request-query.js';
-import { retryBody, signalQuery } from '../schemas.js';
-import { parseRequest, readJsonBody } from '../validation.js';
+import type { AppEnv, ServerContext } from '../http/context.js';
+import { queryObject } from '../http/request-query.js';
+import { retryBody, signalQuery } from '../http/schemas.js';
+import { parseRequest, readJsonBody } from '../http/validation.js';
 
 /** An action that answers with the run as it is after the action. */
 type RunAction = (client: Client, runId: string, body: unknown) => Promise<void>;

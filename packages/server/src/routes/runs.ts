@@ -6,10 +6,10 @@ import {
 } from '@cyclone/core';
 import type { SubmitOptions } from '@cyclone/client';
 import { Hono } from 'hono';
-import type { AppEnv, ServerContext } from '../context.js';
-import { queryObject } from '../request-query.js';
-import { eventsQuery, runsQuery, submitBody } from '../schemas.js';
-import { parseRequest, readJsonBody } from '../validation.js';
+import type { AppEnv, ServerContext } from '../http/context.js';
+import { queryObject } from '../http/request-query.js';
+import { eventsQuery, runsQuery, submitBody } from '../http/schemas.js';
+import { parseRequest, readJsonBody } from '../http/validation.js';
 
 /**
  * Reading runs and starting them: `GET /api/runs`, `GET /api/runs/:id` (with its steps),

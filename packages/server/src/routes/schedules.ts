@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
-import type { AppEnv, ServerContext } from '../context.js';
-import { queryObject } from '../request-query.js';
-import { backfillBody, firesQuery, schedulesQuery } from '../schemas.js';
-import { parseRequest, readJsonBody } from '../validation.js';
+import type { AppEnv, ServerContext } from '../http/context.js';
+import { queryObject } from '../http/request-query.js';
+import { backfillBody, firesQuery, schedulesQuery } from '../http/schemas.js';
+import { parseRequest, readJsonBody } from '../http/validation.js';
 
 /** Recent fires shown with each schedule when the query does not say. */
 const DefaultFires = 5;

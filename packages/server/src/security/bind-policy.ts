@@ -1,5 +1,5 @@
 import { InsecureBindError } from './errors.js';
-import { requiresToken, type Tokens } from './auth.js';
+import { requiresToken, type Tokens } from './tokens.js';
 
 /** The host the server binds when none is given: this machine only. */
 export const DefaultHost = '127.0.0.1';

@@ -11,6 +11,9 @@ export interface Tokens {
 /** What a request may do, by the credentials it presented. */
 export type Access = 'full' | 'read' | 'none';
 
+/** The access of a request let through. */
+export type Granted = Exclude<Access, 'none'>;
+
 /**
  * Compares in time independent of where the strings differ and of their lengths: both sides are
  * hashed first, so `timingSafeEqual` always sees 32 bytes each.
@@ -21,19 +24,28 @@ export function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
+/** The scheme credentials came in: `bearer` from a script or a service, `basic` from a browser's prompt. */
+export type Scheme = 'bearer' | 'basic';
+
+/** What an `Authorization` header presented. */
+export interface Presented {
+  readonly scheme: Scheme;
+  readonly secret: string;
+}
+
 /**
- * The secret of an `Authorization` header: a Bearer token, or the password of Basic credentials
- * (a browser opening the dashboard asks for them once and sends them with every request; the
- * user name is ignored).
+ * The credentials of an `Authorization` header: a Bearer token, or the password of Basic
+ * credentials (a browser opening the dashboard asks for them once and sends them with every
+ * request; the user name is ignored). Undefined for any other header.
  */
-export function presentedSecret(header: string | undefined): string | undefined {
+export function presentedCredentials(header: string | undefined): Presented | undefined {
   if (header === undefined) return undefined;
   const match = /^(Bearer|Basic)\s+(\S+)\s*$/i.exec(header);
   if (!match) return undefined;
-  if (match[1]!.toLowerCase() === 'bearer') return match[2];
+  if (match[1]!.toLowerCase() === 'bearer') return { scheme: 'bearer', secret: match[2]! };
   const decoded = Buffer.from(match[2]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  return colon < 0 ? undefined : decoded.slice(colon + 1);
+  return colon < 0 ? undefined : { scheme: 'basic', secret: decoded.slice(colon + 1) };
 }
 
 /** Whether any token is configured: then every request but the health check needs one. */
@@ -41,12 +53,11 @@ export function requiresToken(tokens: Tokens): boolean {
   return Boolean(tokens.token) || Boolean(tokens.readOnlyToken);
 }
 
-/** The access an `Authorization` header grants. Both tokens are compared, whichever matches. */
-export function accessOf(header: string | undefined, tokens: Tokens): Access {
-  const secret = presentedSecret(header);
-  if (secret === undefined) return 'none';
-  const full = tokens.token ? sameSecret(secret, tokens.token) : false;
-  const read = tokens.readOnlyToken ? sameSecret(secret, tokens.readOnlyToken) : false;
+/** The access presented credentials grant. Both tokens are compared, whichever matches. */
+export function accessOf(presented: Presented | undefined, tokens: Tokens): Access {
+  if (presented === undefined) return 'none';
+  const full = tokens.token ? sameSecret(presented.secret, tokens.token) : false;
+  const read = tokens.readOnlyToken ? sameSecret(presented.secret, tokens.readOnlyToken) : false;
   if (full) return 'full';
   return read ? 'read' : 'none';
 }

@@ -1,0 +1,33 @@
+import { Hono } from 'hono';
+import type { AppEnv, ServerContext } from '../http/context.js';
+import { presentedCredentials, requiresToken, type Granted } from '../security/tokens.js';
+
+/** What `GET /api/session` answers. */
+export interface SessionBody {
+  /** What the request's credentials allow: `full` on a server without a token. */
+  readonly access: Granted;
+  /**
+   * The token the request presented, to send as `Authorization: Bearer` on changes; null on a
+   * server without a token.
+   */
+  readonly bearer: string | null;
+}
+
+/**
+ * `GET /api/session`: what the request's credentials allow, and the token they carried. The
+ * dashboard's script reads it once, so that its changes carry the token as Bearer while the
+ * browser's cached Basic credentials only read (decision 155). It hands back only what the
+ * request presented, to the server's own pages only (the route is guarded same-origin-only in
+ * app.ts), and is never cached.
+ */
+export function sessionRoutes(ctx: ServerContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.get('/', (c) => {
+    const presented = requiresToken(ctx.tokens)
+      ? presentedCredentials(c.req.header('Authorization'))
+      : undefined;
+    const body: SessionBody = { access: c.get('access'), bearer: presented?.secret ?? null };
+    return c.json(body, 200, { 'Cache-Control': 'no-store' });
+  });
+  return app;
+}
