@@ -17,7 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { redactUrl } from '@cyclone/core';
-import { databaseUrl, quoteIdent, withClient } from './db.js';
+import { databaseUrl, quoteIdent, withClient } from './shared/db.js';
 import { startEmbeddedPostgres, type EmbeddedServer } from '@cyclone/test-db/embedded';
 import {
   configsFor,
@@ -46,7 +46,7 @@ import {
   type MeasureName,
   type RunnerResult,
   type SystemName,
-} from './types.js';
+} from './shared/types.js';
 
 const dbPrefix = 'cyclone_bench_';
 
