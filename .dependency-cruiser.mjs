@@ -41,19 +41,19 @@ function publicEntryPoints() {
       for (const value of Object.values(target)) collect(dir, value);
     }
   };
-  for (const workspace of workspaces) {
-    for (const name of readdirSync(workspace)) {
+  for (const parent of workspaces) {
+    for (const name of readdirSync(parent)) {
       let manifest;
       try {
-        manifest = JSON.parse(readFileSync(`${workspace}/${name}/package.json`, 'utf8'));
+        manifest = JSON.parse(readFileSync(`${parent}/${name}/package.json`, 'utf8'));
       } catch {
         continue; // a folder without a package.json is no package
       }
-      collect(`${workspace}/${name}`, manifest.exports ?? manifest.main ?? 'index.js');
+      collect(`${parent}/${name}`, manifest.exports ?? manifest.main ?? 'index.js');
       for (const bin of Object.values(
         typeof manifest.bin === 'string' ? { bin: manifest.bin } : (manifest.bin ?? {}),
       )) {
-        collect(`${workspace}/${name}`, bin);
+        collect(`${parent}/${name}`, bin);
       }
     }
   }
@@ -64,11 +64,12 @@ const workspace = `(?:${workspaces.join('|')})`;
 const exempt = `^${workspace}/(?:${foldersNotYetLayered.join('|')})/`;
 
 /**
- * `no-enclosing-folder-import`, one rule per depth: a file in a sub-folder of `src` must not
- * import a file that sits directly in a folder enclosing it. dependency-cruiser's folder scope
- * counts a folder's sub-folders as part of it, so `no-folder-cycle` cannot see a cycle between a
- * folder and its own sub-folder (`src` <-> `src/commands`); this rule closes that gap, and says
- * how folders nest: a folder's own files sit above its sub-folders.
+ * `no-enclosing-folder-import`, one rule per depth (folders nested up to four deep): a file in a
+ * sub-folder of `src` must not import a file that sits directly in a folder enclosing it.
+ * dependency-cruiser's folder scope counts a folder's sub-folders as part of it, so
+ * `no-folder-cycle` cannot see a cycle between a folder and its own sub-folder (`src` <->
+ * `src/commands`); this rule closes that gap, and says how folders nest: a folder's own files sit
+ * above its sub-folders.
  */
 const enclosingFolderRules = [0, 1, 2, 3].map((depth) => ({
   name: 'no-enclosing-folder-import',
