@@ -11,4 +11,4 @@
  * @packageDocumentation
  */
 export { main } from './main.js';
-export type { Output } from './output.js';
+export type { Output } from './terminal/output.js';

@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
-import { ExitCode } from './exit-codes.js';
-import { processOutput, type Output } from './output.js';
+import { ExitCode } from './framework/exit-codes.js';
+import { processOutput, type Output } from './terminal/output.js';
 import { createProgram } from './program.js';
 import { reportError } from './report-error.js';
 

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { addCommand, addGroup, type ActionOf, type CommandFn } from './command-spec.js';
+import { addCommand, addGroup, type ActionOf, type CommandFn } from './framework/command-spec.js';
 import { commandCatalogue } from './commands/catalogue.js';
-import type { CommandContext } from './commands/context.js';
-import type { Output } from './output.js';
+import type { CommandContext } from './framework/context.js';
+import type { Output } from './terminal/output.js';
 
-export type { CommandFn } from './command-spec.js';
+export type { CommandFn } from './framework/command-spec.js';
 
 /** Called when the parser has chosen a command and checked its arguments. */
 export type Dispatch = (name: string, command: CommandFn, ctx: CommandContext) => Promise<void>;

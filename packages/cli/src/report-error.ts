@@ -1,9 +1,13 @@
 import { isCycloneError } from '@cyclone/core';
+import {
+  classifyDatabaseError,
+  connectionFailureReason,
+  DatabaseFailure,
+} from '@cyclone/store-postgres';
 import { CommanderError } from 'commander';
-import { RefusedError, UsageError } from './cli-error.js';
-import { DatabaseUnreachableError, isConnectionError } from './database-error.js';
-import { ExitCode } from './exit-codes.js';
-import type { Output } from './output.js';
+import { RefusedError, UsageError } from './framework/cli-error.js';
+import { ExitCode } from './framework/exit-codes.js';
+import type { Output } from './terminal/output.js';
 
 /** What a failed command reports: a stable code, one message, the exit code. */
 export interface ErrorReport {
@@ -28,15 +32,13 @@ export function errorReport(error: unknown): ErrorReport {
   if (error instanceof UsageError) {
     return { code: 'USAGE', message: error.message, exitCode: ExitCode.Usage };
   }
-  // Before the Cyclone check: pg's errors carry string codes too.
-  if (isConnectionError(error)) {
-    const unreachable =
-      error instanceof DatabaseUnreachableError
-        ? error
-        : new DatabaseUnreachableError(undefined, error);
+  // Before the Cyclone check: a connection failure is exit 4 whoever reported it.
+  if (classifyDatabaseError(error) === DatabaseFailure.Connection) {
     return {
-      code: unreachable.code,
-      message: unreachable.message,
+      code: 'DATABASE_UNREACHABLE',
+      message: isCycloneError(error, 'DATABASE_UNREACHABLE')
+        ? error.message
+        : `cannot reach the database: ${connectionFailureReason(error)}`,
       exitCode: ExitCode.DatabaseUnreachable,
     };
   }

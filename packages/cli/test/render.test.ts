@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Client } from '@cyclone/client';
-import type { RunStatus, StepEvent, StepStatus } from '@cyclone/core';
-import { eventLabels } from '../src/labels.js';
-import { table } from '../src/output.js';
-import { nodeDepths, runGraph } from '../src/run-graph.js';
-import { progressLine, watchBlock, watchRun } from '../src/run-watch.js';
-import { wrap } from '../src/terminal.js';
+import { eventLabels, type RunStatus, type StepEvent, type StepStatus } from '@cyclone/core';
+import { table } from '../src/terminal/output.js';
+import { nodeDepths, runGraph } from '../src/views/run-graph.js';
+import { progressLine, watchBlock, watchRun } from '../src/views/run-watch.js';
+import { wrap } from '../src/terminal/terminal.js';
 
 const t0 = new Date('2026-12-01T12:00:00.000Z');
 

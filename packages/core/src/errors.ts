@@ -212,7 +212,7 @@ export class DatabaseUnreachableError extends CycloneError {
     override readonly reason: string,
     options?: CycloneErrorOptions,
   ) {
-    super(`cannot reach the database ${target}: ${reason}`, options);
+    super(`cannot reach the database at ${target}: ${reason}`, options);
   }
 }
 

@@ -3,7 +3,7 @@ import { ErrorKind } from './error-kind.js';
 import { ExplainReason, type NodeExplanation } from './node-explanation.js';
 import type { NodeFacts, StepFacts } from './node-facts.js';
 import { isTerminalRun, RunState, StepState } from './states.js';
-import { LateAfterMs, StepLabel } from './step-labels.js';
+import { StepLabel, stepLabel } from './step-labels.js';
 
 /** The name an operator uses for a step: the node, or `node[index]` for an item task. */
 export function stepName(step: Pick<StepFacts, 'node' | 'itemIndex'>): string {
@@ -80,15 +80,6 @@ function paused(facts: NodeFacts): Explained {
   };
 }
 
-/** The sub-state label of an available step, by the rules of `STEP_LABELS` (first match wins). */
-function availableLabel(step: StepFacts, now: Date): StepLabel | undefined {
-  const ms = step.scheduledAt.getTime() - now.getTime();
-  if (ms > 0 && step.errorKind === ErrorKind.Retryable) return StepLabel.AwaitingRetry;
-  if (-ms > LateAfterMs) return StepLabel.Late;
-  if (step.reclaims > 0) return StepLabel.Crashed;
-  return undefined;
-}
-
 function withLabel(label: StepLabel | undefined): { label?: string } {
   return label === undefined ? {} : { label };
 }
@@ -152,7 +143,7 @@ function pending(facts: NodeFacts): Explained {
 
 function available(facts: NodeFacts): Explained {
   const { step, now } = facts;
-  const label = withLabel(availableLabel(step, now));
+  const label = withLabel(stepLabel(step, now.getTime()));
   if (step.scheduledAt.getTime() > now.getTime()) {
     const until = step.scheduledAt;
     if (step.errorKind === ErrorKind.Retryable) {
@@ -216,7 +207,7 @@ function running(facts: NodeFacts): Explained {
       : `${attempt}, but its lease expired at ${at(lease, now)}: the recovery sweep takes the step back.`;
   return {
     reason: ExplainReason.Running,
-    ...(step.attempts > 0 ? { label: StepLabel.Retrying } : {}),
+    ...withLabel(stepLabel(step, now.getTime())),
     worker,
     ...(lease ? { until: lease } : {}),
     message,

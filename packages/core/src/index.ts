@@ -30,6 +30,7 @@ export * from './cron-schedule.js';
 export * from './schedule-policy.js';
 export * from './text-value.js';
 export * from './error-text.js';
+export * from './redact-url.js';
 export * from './definition-graph.js';
 // Named, so that the zod helpers definition.ts shares with the builder stay internal.
 export {

@@ -1,4 +1,6 @@
+import { ErrorKind } from './error-kind.js';
 import { StepState } from './states.js';
+import type { StepEvent, StepStatus } from './status.js';
 
 /**
  * Named sub-states: labels an operator sees beside a step's state (`cyclone` prints them, the
@@ -70,3 +72,75 @@ export const STEP_LABELS: readonly StepLabelRule[] = Object.freeze(
     },
   ].map((rule) => Object.freeze({ ...rule, states: Object.freeze(rule.states) })),
 );
+
+/** The columns of a step that decide its label (a `StepStatus` has them all). */
+export type LabelledStep = Pick<
+  StepStatus,
+  'state' | 'attempts' | 'scheduledAt' | 'errorKind' | 'reclaims' | 'timedOut'
+>;
+
+/**
+ * The sub-state label of a step at `now` (milliseconds since the epoch), by the rules of
+ * {@link STEP_LABELS} in their order (the first that applies), or undefined when none applies.
+ * Pass the database's clock as `now` where it is known, so that `AwaitingRetry` and `Late` do not
+ * depend on the reader's clock.
+ */
+export function stepLabel(step: LabelledStep, now: number = Date.now()): StepLabel | undefined {
+  if (step.state === StepState.Running && step.attempts > 0) return StepLabel.Retrying;
+  if (step.state === StepState.Available) {
+    const dueIn = step.scheduledAt.getTime() - now;
+    if (dueIn > 0 && step.errorKind === ErrorKind.Retryable) return StepLabel.AwaitingRetry;
+    if (-dueIn > LateAfterMs) return StepLabel.Late;
+    if (step.reclaims > 0) return StepLabel.Crashed;
+  }
+  if (step.timedOut) return StepLabel.TimedOut;
+  return undefined;
+}
+
+/** The time an event made its step claimable: its `at`, plus the delay it set (a backoff). */
+function claimableAt(event: StepEvent): number {
+  const delay = event.detail?.delayMs;
+  return event.at.getTime() + (typeof delay === 'number' ? delay : 0);
+}
+
+/**
+ * The label of one event, knowing the event before it that made the same step available (if
+ * any): `AwaitingRetry` for a retry scheduled after a failure, `Retrying` for a start after the
+ * first attempt, `Late` for a start more than {@link LateAfterMs} after the step became
+ * claimable, `Crashed` for a reclaimed lease, `TimedOut` for a lapsed wait. A step that was
+ * claimable from its run's submission has no such event, so its first start is never called
+ * `Late` here: the event log does not record a delayed job's time.
+ */
+function eventLabel(event: StepEvent, madeAvailable: StepEvent | undefined): StepLabel | undefined {
+  switch (event.type) {
+    case 'step_retry_scheduled':
+      return event.to === StepState.Available ? StepLabel.AwaitingRetry : undefined;
+    case 'step_started': {
+      const attempt = event.detail?.attempt;
+      if (typeof attempt === 'number' && attempt > 1) return StepLabel.Retrying;
+      if (madeAvailable && event.at.getTime() - claimableAt(madeAvailable) > LateAfterMs) {
+        return StepLabel.Late;
+      }
+      return undefined;
+    }
+    case 'step_reclaimed':
+      return StepLabel.Crashed;
+    case 'wait_lapsed':
+      return StepLabel.TimedOut;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The sub-state label of each event of a run's history (given in order), or undefined: the
+ * label the event's step had from that event on.
+ */
+export function eventLabels(events: readonly StepEvent[]): (StepLabel | undefined)[] {
+  const madeAvailable = new Map<string, StepEvent>();
+  return events.map((event) => {
+    const label = eventLabel(event, event.stepId ? madeAvailable.get(event.stepId) : undefined);
+    if (event.stepId && event.to === StepState.Available) madeAvailable.set(event.stepId, event);
+    return label;
+  });
+}

@@ -1,3 +1,10 @@
+/**
+ * `@cyclone/scheduler/prom-client`: how Cyclone's engine loads prom-client, for the scheduler and
+ * for `@cyclone/worker` (which depends on this package for `scheduler: true`), so both load it
+ * the same way. Not meant for applications: they use prom-client itself.
+ *
+ * @packageDocumentation
+ */
 import { createRequire } from 'node:module';
 import { MetricsUnavailableError } from '@cyclone/core';
 import type * as PromClientModule from 'prom-client';

@@ -41,4 +41,9 @@ export { uuidv7, isUuid } from './db/ids.js';
 export { QueueMetricsDefaults } from './reads/collect-queue-metrics.js';
 export { tablesIn, type Tables } from './db/tables.js';
 export { withTransaction, isRetryableTransactionError } from './db/transaction.js';
+export {
+  classifyDatabaseError,
+  connectionFailureReason,
+  DatabaseFailure,
+} from './db/driver-errors.js';
 export type { Queryable } from './db/executor.js';

@@ -23,5 +23,5 @@
 export { Worker, ShutdownAbortGraceMs, WorkerRegistrationRefreshMs } from './worker.js';
 export { WorkerStartError, StepTimeoutError } from './errors.js';
 export type { WorkerOptions, StopOptions } from './options.js';
-export type { MetricsRegistry } from './metrics-registry.js';
+export type { MetricsRegistry } from '@cyclone/scheduler';
 export type { StepContext, Handler } from './step-context.js';

@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import type { Counter as PromCounter, Histogram as PromHistogram, Registry } from 'prom-client';
 import type { ClaimedStep, QueueMetricsReads } from '@cyclone/store-postgres';
 import { MetricsUnavailableError } from '@cyclone/core';
-import type { MetricsRegistry } from './metrics-registry.js';
-import { loadPromClient, type PromClient } from './prom-client.js';
+import type { MetricsRegistry } from '@cyclone/scheduler';
+import { loadPromClient, type PromClient } from '@cyclone/scheduler/prom-client';
 import { QueueGauges } from './queue-gauges.js';
 import type { StepMetrics } from './step-metrics.js';
 

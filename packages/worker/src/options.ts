@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Duration, WorkflowDefinition } from '@cyclone/core';
-import type { MetricsRegistry } from './metrics-registry.js';
+import type { MetricsRegistry } from '@cyclone/scheduler';
 import type { Handler } from './step-context.js';
 
 /** Options of a {@link Worker}. */

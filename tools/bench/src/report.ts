@@ -4,7 +4,7 @@
  */
 import { systemMeta } from './systems/meta.js';
 import { boundBatch, type Variant } from './plan.js';
-import type { ConfigName, SystemName } from './types.js';
+import type { ConfigName, SystemName } from './shared/types.js';
 
 /** One figure of one round. */
 export interface Measurement {

@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RunnerResult } from './types.js';
+import type { RunnerResult } from './shared/types.js';
 
 /** The bench package's folder. */
 export const benchDir = path.dirname(path.dirname(fileURLToPath(import.meta.url)));

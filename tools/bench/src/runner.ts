@@ -28,7 +28,7 @@ import {
   type RunnerResult,
   type SystemName,
   type WorkflowShape,
-} from './types.js';
+} from './shared/types.js';
 
 const runnerTasks = [
   'enqueue',

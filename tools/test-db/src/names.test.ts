@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createdAt,
-  databaseUrl,
-  newRunTag,
-  newTestDatabaseName,
-  quoteIdent,
-  redactUrl,
-} from './names.js';
+import { redactUrl } from '@cyclone/core';
+import { createdAt, databaseUrl, newRunTag, newTestDatabaseName, quoteIdent } from './names.js';
 
 describe('names', () => {
   it('quotes identifiers, doubling embedded quotes', () => {

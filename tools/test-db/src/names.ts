@@ -50,14 +50,3 @@ export function databaseUrl(serverUrl: string, name: string): string {
   url.pathname = `/${encodeURIComponent(name)}`;
   return url.toString();
 }
-
-/** `serverUrl` with its password hidden, for log lines and error messages. */
-export function redactUrl(serverUrl: string): string {
-  try {
-    const url = new URL(serverUrl);
-    if (url.password) url.password = '***';
-    return url.toString();
-  } catch {
-    return '<unparseable URL>';
-  }
-}

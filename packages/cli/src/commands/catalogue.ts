@@ -1,4 +1,4 @@
-import type { CommandGroup, CommandSpec } from '../command-spec.js';
+import type { CommandGroup, CommandSpec } from '../framework/command-spec.js';
 import { devCommand } from './dev.js';
 import { dlqListCommand, dlqRedriveCommand } from './dlq.js';
 import { eventsCommand } from './events.js';

@@ -4,14 +4,14 @@ import { pino } from 'pino';
 import { Client } from '@cyclone/client';
 import { migrate } from '@cyclone/store-postgres';
 import { Worker } from '@cyclone/worker';
-import { databaseUrlFrom } from '../database-url.js';
-import { reachingDatabase } from '../database.js';
+import { databaseUrlFrom } from '../database/database-url.js';
+import { reachingDatabase } from '../database/database.js';
 import { startDevDatabase, type DevDatabase } from '../dev/embedded-database.js';
 import { followRun } from '../dev/live-view.js';
 import { sampleHandlers, sampleWorkflow } from '../dev/sample-workflow.js';
-import { table } from '../output.js';
-import { awaitShutdown } from '../signals.js';
-import type { CommandContext } from './context.js';
+import { table } from '../terminal/output.js';
+import { awaitShutdown } from '../terminal/signals.js';
+import type { CommandContext } from '../framework/context.js';
 
 /** Exit code of a run cut short by Ctrl-C, as shells report a SIGINT. */
 const Interrupted = 130;

@@ -1,8 +1,8 @@
 import type { ExhaustedReason } from '@cyclone/client';
-import { UsageError } from '../cli-error.js';
-import { table } from '../output.js';
-import { terminalWidth } from '../terminal.js';
-import type { CommandContext } from './context.js';
+import { UsageError } from '../framework/cli-error.js';
+import { table } from '../terminal/output.js';
+import { terminalWidth } from '../terminal/terminal.js';
+import type { CommandContext } from '../framework/context.js';
 import { withClient } from './with-client.js';
 
 const Reasons: readonly string[] = ['retryable', 'permanent', 'deadline', 'reclaim_limit'];

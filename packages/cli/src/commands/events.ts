@@ -1,8 +1,8 @@
-import { requiredArg } from '../command-arguments.js';
-import { eventLabels } from '../labels.js';
-import { table } from '../output.js';
-import { terminalWidth } from '../terminal.js';
-import type { CommandContext } from './context.js';
+import { eventLabels } from '@cyclone/core';
+import { requiredArg } from '../framework/command-arguments.js';
+import { table } from '../terminal/output.js';
+import { terminalWidth } from '../terminal/terminal.js';
+import type { CommandContext } from '../framework/context.js';
 import { withClient } from './with-client.js';
 
 /**

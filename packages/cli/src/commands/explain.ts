@@ -1,7 +1,7 @@
 import type { NodeExplanation } from '@cyclone/core';
-import { requiredArg } from '../command-arguments.js';
-import { terminalWidth, wrap } from '../terminal.js';
-import type { CommandContext } from './context.js';
+import { requiredArg } from '../framework/command-arguments.js';
+import { terminalWidth, wrap } from '../terminal/terminal.js';
+import type { CommandContext } from '../framework/context.js';
 import { withClient } from './with-client.js';
 
 /** The explanation as aligned `field value` lines, the message wrapped to the terminal. */

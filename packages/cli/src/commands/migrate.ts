@@ -1,8 +1,8 @@
 import { migrate, migrationStatus } from '@cyclone/store-postgres';
-import { requireDatabaseUrl } from '../database-url.js';
-import { openPool, reachingDatabase } from '../database.js';
-import { table } from '../output.js';
-import type { CommandContext } from './context.js';
+import { requireDatabaseUrl } from '../database/database-url.js';
+import { openPool, reachingDatabase } from '../database/database.js';
+import { table } from '../terminal/output.js';
+import type { CommandContext } from '../framework/context.js';
 
 /** `cyclone migrate [--status]`: applies Cyclone's migrations, or lists applied and pending ones. */
 export async function migrateCommand(ctx: CommandContext): Promise<number> {

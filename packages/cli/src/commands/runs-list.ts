@@ -1,10 +1,10 @@
 import { isRunState, type RunState, type RunStatus } from '@cyclone/core';
 import { isUuid } from '@cyclone/store-postgres';
-import { UsageError } from '../cli-error.js';
-import { integerOption, stringOption, timeOption } from '../command-arguments.js';
-import { table } from '../output.js';
-import { terminalWidth } from '../terminal.js';
-import type { CommandContext } from './context.js';
+import { UsageError } from '../framework/cli-error.js';
+import { integerOption, stringOption, timeOption } from '../framework/command-arguments.js';
+import { table } from '../terminal/output.js';
+import { terminalWidth } from '../terminal/terminal.js';
+import type { CommandContext } from '../framework/context.js';
 import { withClient } from './with-client.js';
 
 function statesOption(ctx: CommandContext): RunState[] {

@@ -1,11 +1,11 @@
-import { requiredArg } from '../command-arguments.js';
-import { when } from '../output.js';
-import { runGraph } from '../run-graph.js';
-import { terminalWidth } from '../terminal.js';
-import type { CommandContext } from './context.js';
+import { requiredArg } from '../framework/command-arguments.js';
+import { when } from '../terminal/output.js';
+import { runGraph } from '../views/run-graph.js';
+import { terminalWidth } from '../terminal/terminal.js';
+import type { CommandContext } from '../framework/context.js';
 import { withClient } from './with-client.js';
-import { waitingFor } from '../waiting.js';
-import { describeFanOut, fanOutProgress } from '../fan-out-progress.js';
+import { waitingFor } from '../views/waiting.js';
+import { describeFanOut, fanOutProgress } from '../views/fan-out-progress.js';
 
 /**
  * `cyclone runs show RUN`: the run and its counters, its parent and child runs, what its waiting

@@ -1,9 +1,9 @@
 import { isDuration, RunState, toMilliseconds } from '@cyclone/core';
-import { UsageError } from '../cli-error.js';
-import { requiredArg, stringOption } from '../command-arguments.js';
-import { watchRun } from '../run-watch.js';
-import { terminalWidth } from '../terminal.js';
-import type { CommandContext } from './context.js';
+import { UsageError } from '../framework/cli-error.js';
+import { requiredArg, stringOption } from '../framework/command-arguments.js';
+import { watchRun } from '../views/run-watch.js';
+import { terminalWidth } from '../terminal/terminal.js';
+import type { CommandContext } from '../framework/context.js';
 import { withClient } from './with-client.js';
 
 /**

@@ -1,9 +1,9 @@
 import type { ScheduleFire, ScheduleStatus } from '@cyclone/client';
 import { StepLabel } from '@cyclone/core';
-import { UsageError } from '../cli-error.js';
-import { table } from '../output.js';
-import { terminalWidth } from '../terminal.js';
-import type { CommandContext } from './context.js';
+import { UsageError } from '../framework/cli-error.js';
+import { table } from '../terminal/output.js';
+import { terminalWidth } from '../terminal/terminal.js';
+import type { CommandContext } from '../framework/context.js';
 import { withClient } from './with-client.js';
 
 const at = (d: Date | null) => (d === null ? '-' : d.toISOString());

@@ -2,11 +2,11 @@ import { pino } from 'pino';
 import { Client } from '@cyclone/client';
 import { isCycloneError } from '@cyclone/core';
 import type * as ServerExports from '@cyclone/server';
-import { RefusedError, UsageError } from '../cli-error.js';
-import { requireDatabaseUrl } from '../database-url.js';
-import { openPool, reachingDatabase } from '../database.js';
-import { awaitShutdown } from '../signals.js';
-import type { CommandContext } from './context.js';
+import { RefusedError, UsageError } from '../framework/cli-error.js';
+import { requireDatabaseUrl } from '../database/database-url.js';
+import { openPool, reachingDatabase } from '../database/database.js';
+import { awaitShutdown } from '../terminal/signals.js';
+import type { CommandContext } from '../framework/context.js';
 
 type ServerModule = typeof ServerExports;
 

@@ -1,5 +1,5 @@
-import { UsageError } from '../cli-error.js';
-import type { CommandContext } from './context.js';
+import { UsageError } from '../framework/cli-error.js';
+import type { CommandContext } from '../framework/context.js';
 import { withClient } from './with-client.js';
 
 /** Parses the optional JSON payload argument; a missing one is `null`. */

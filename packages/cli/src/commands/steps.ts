@@ -1,11 +1,11 @@
-import { stepLabel } from '../labels.js';
-import { UsageError } from '../cli-error.js';
-import { table } from '../output.js';
-import { terminalWidth } from '../terminal.js';
-import type { CommandContext } from './context.js';
+import { stepLabel } from '@cyclone/core';
+import { UsageError } from '../framework/cli-error.js';
+import { table } from '../terminal/output.js';
+import { terminalWidth } from '../terminal/terminal.js';
+import type { CommandContext } from '../framework/context.js';
 import { withClient } from './with-client.js';
-import { waitingFor } from '../waiting.js';
-import { describeFanOut, fanOutProgress } from '../fan-out-progress.js';
+import { waitingFor } from '../views/waiting.js';
+import { describeFanOut, fanOutProgress } from '../views/fan-out-progress.js';
 
 /**
  * `cyclone steps RUN`: the run's steps with their states (database values), labels, what each

@@ -1,7 +1,7 @@
 import { Client } from '@cyclone/client';
-import { requireDatabaseUrl } from '../database-url.js';
-import { openPool, reachingDatabase } from '../database.js';
-import type { CommandContext } from './context.js';
+import { requireDatabaseUrl } from '../database/database-url.js';
+import { openPool, reachingDatabase } from '../database/database.js';
+import type { CommandContext } from '../framework/context.js';
 
 /** Runs `work` with a client on the command's database, and closes it. */
 export async function withClient<T>(

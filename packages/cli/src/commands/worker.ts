@@ -2,12 +2,12 @@ import { pino } from 'pino';
 import { isDuration } from '@cyclone/core';
 import { Scheduler } from '@cyclone/scheduler';
 import { Worker } from '@cyclone/worker';
-import { UsageError } from '../cli-error.js';
-import { requireDatabaseUrl } from '../database-url.js';
-import { openPool, reachingDatabase } from '../database.js';
-import { awaitShutdown } from '../signals.js';
+import { UsageError } from '../framework/cli-error.js';
+import { requireDatabaseUrl } from '../database/database-url.js';
+import { openPool, reachingDatabase } from '../database/database.js';
+import { awaitShutdown } from '../terminal/signals.js';
 import { loadHandlerModule } from '../worker/handler-module.js';
-import type { CommandContext } from './context.js';
+import type { CommandContext } from '../framework/context.js';
 
 /** Exit code when a second signal cut the graceful shutdown short. */
 const ForcedStop = 130;

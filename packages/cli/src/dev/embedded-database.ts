@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { RefusedError } from '../cli-error.js';
-import type { Output } from '../output.js';
+import { RefusedError } from '../framework/cli-error.js';
+import type { Output } from '../terminal/output.js';
 import { loadDevDb } from './load-dev-db.js';
 
 /** A running development database. */

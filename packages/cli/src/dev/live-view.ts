@@ -1,7 +1,7 @@
 import type { Client } from '@cyclone/client';
 import { isTerminalRun, type RunStatus, type StepEvent } from '@cyclone/core';
-import { colourEnabled } from '../colour.js';
-import type { Output } from '../output.js';
+import { colourEnabled } from '../terminal/colour.js';
+import type { Output } from '../terminal/output.js';
 
 const colours: Readonly<Record<string, string>> = {
   completed: '\u001b[32m',

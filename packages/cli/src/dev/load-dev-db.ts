@@ -1,5 +1,5 @@
 import type * as DevDb from '@cyclone/dev-db';
-import { RefusedError } from '../cli-error.js';
+import { RefusedError } from '../framework/cli-error.js';
 
 /** The `@cyclone/dev-db` module. */
 export type DevDbModule = typeof DevDb;

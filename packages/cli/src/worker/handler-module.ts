@@ -3,7 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { WorkflowDefinition } from '@cyclone/core';
 import type { Handler } from '@cyclone/worker';
-import { UsageError } from '../cli-error.js';
+import { UsageError } from '../framework/cli-error.js';
 
 /** What a handler module of `cyclone worker --handlers` provides. */
 export interface HandlerModule {

@@ -1,13 +1,11 @@
-/** SQLSTATEs after which the whole transaction (or single statement) may simply be run again. */
-const RETRYABLE_SQLSTATES = new Set([
-  '40001', // serialization_failure
-  '40P01', // deadlock_detected
-]);
+import { classifyDatabaseError, DatabaseFailure } from './driver-errors.js';
 
-/** Whether a database error means "run the transaction again". */
+/**
+ * Whether a database error (or the driver's error a Cyclone error wraps) means "run the
+ * transaction again": a serialization failure or a deadlock (see {@link classifyDatabaseError}).
+ */
 export function isRetryableTransactionError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && RETRYABLE_SQLSTATES.has(code);
+  return classifyDatabaseError(error) === DatabaseFailure.Conflict;
 }
 
 /**

@@ -5,8 +5,8 @@ import { testLogger, useEngine } from '../engine.js';
 
 // This file's workers run as if prom-client were not installed: the real loader, asked for a
 // module that does not exist.
-vi.mock('../../src/prom-client.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../src/prom-client.js')>();
+vi.mock('@cyclone/scheduler/prom-client', async (importOriginal) => {
+  const real = await importOriginal<typeof import('@cyclone/scheduler/prom-client')>();
   return {
     ...real,
     loadPromClient: (component: string) =>

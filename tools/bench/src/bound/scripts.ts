@@ -4,7 +4,7 @@
  * system's worker does with no handler in between. The claim's rows are folded into arrays
  * (`\gset`) and passed to the completion as its batch.
  */
-import type { SystemName } from '../types.js';
+import type { SystemName } from '../shared/types.js';
 import { textValue, type CapturedStatement } from './capture.js';
 import type { PgbenchScript } from './pgbench.js';
 

@@ -3,8 +3,8 @@
  * tables. This is the one-off preparation of the database those rows live in (a template that
  * every depth measurement copies), reported against the empty-database figure.
  */
-import { withClient } from '../db.js';
-import type { SystemAdapter } from '../types.js';
+import { withClient } from '../shared/db.js';
+import type { SystemAdapter } from '../shared/types.js';
 
 export async function prepareDepthTemplate(
   adapter: SystemAdapter,

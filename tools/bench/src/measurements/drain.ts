@@ -3,8 +3,8 @@
  * are already in the database; start one worker and time it until the database shows all of
  * them completed, or until a time cap.
  */
-import { sleep } from '../db.js';
-import type { SystemAdapter, WorkerConfig, WorkflowShape } from '../types.js';
+import { sleep } from '../shared/db.js';
+import type { SystemAdapter, WorkerConfig, WorkflowShape } from '../shared/types.js';
 import { RssSampler } from './rss.js';
 
 export interface DrainResult {

@@ -1,5 +1,5 @@
 /** Bulk enqueue: N no-op jobs with the system's fastest documented bulk API, timed. */
-import type { SystemAdapter } from '../types.js';
+import type { SystemAdapter } from '../shared/types.js';
 
 export async function bulkEnqueue(
   adapter: SystemAdapter,

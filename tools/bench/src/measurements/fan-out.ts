@@ -4,7 +4,7 @@
  * time the same worker takes over N plain jobs. Reports milliseconds per item for both. The
  * handler counts the items running at once; more than the limit fails the measurement.
  */
-import type { SystemAdapter } from '../types.js';
+import type { SystemAdapter } from '../shared/types.js';
 import { drain } from './drain.js';
 
 /** What the system runs for the fan-out measurement. */

@@ -2,8 +2,8 @@
  * Latency: an idle, listening worker; jobs enqueued one at a time, each after the previous one
  * started; the time from the enqueue call to the handler's start, in the same process and clock.
  */
-import { sleep } from '../db.js';
-import type { SystemAdapter, WorkerConfig } from '../types.js';
+import { sleep } from '../shared/db.js';
+import type { SystemAdapter, WorkerConfig } from '../shared/types.js';
 
 export interface LatencyResult {
   readonly samples: number;

@@ -5,11 +5,11 @@
  * at a time, from `clients` connections, until the queue is empty. End-to-end figures are then read
  * as a share of this bound.
  */
-import { sleep } from '../db.js';
+import { sleep } from '../shared/db.js';
 import { captureStatements, type CapturedStatement } from '../bound/capture.js';
 import { runPgbench } from '../bound/pgbench.js';
 import { boundStatements } from '../bound/scripts.js';
-import type { ConfigName, SystemAdapter } from '../types.js';
+import type { ConfigName, SystemAdapter } from '../shared/types.js';
 
 export interface SqlBoundOptions {
   readonly n: number;

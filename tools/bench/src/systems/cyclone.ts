@@ -8,10 +8,10 @@ import { workflow, type WorkflowDefinition } from '@cyclone/core';
 import { Client } from '@cyclone/client';
 import { migrate, PostgresStore } from '@cyclone/store-postgres';
 import { Worker } from '@cyclone/worker';
-import { cloneRows, scalar } from '../db.js';
+import { cloneRows, scalar } from '../shared/db.js';
 import { systemMeta } from './meta.js';
 import type { FanOutTarget } from '../measurements/fan-out.js';
-import type { ConfigName, SystemAdapter, WorkerConfig, WorkflowShape } from '../types.js';
+import type { ConfigName, SystemAdapter, WorkerConfig, WorkflowShape } from '../shared/types.js';
 
 const jobKind = 'bench.noop';
 const stepKind = 'bench.step';

@@ -8,9 +8,9 @@
  */
 import pg from 'pg';
 import { DBOS, DBOSClient } from '@dbos-inc/dbos-sdk';
-import { cloneRows, scalar, sleep } from '../db.js';
+import { cloneRows, scalar, sleep } from '../shared/db.js';
 import { systemMeta } from './meta.js';
-import type { ConfigName, SystemAdapter, WorkerConfig, WorkflowShape } from '../types.js';
+import type { ConfigName, SystemAdapter, WorkerConfig, WorkflowShape } from '../shared/types.js';
 
 const app = 'cyclone-bench';
 const queue = 'bench';

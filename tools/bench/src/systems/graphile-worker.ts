@@ -16,9 +16,9 @@ import {
   type TaskList,
   type WorkerUtils,
 } from 'graphile-worker';
-import { cloneRows, scalar } from '../db.js';
+import { cloneRows, scalar } from '../shared/db.js';
 import { systemMeta } from './meta.js';
-import type { ConfigName, SystemAdapter, WorkerConfig, WorkflowShape } from '../types.js';
+import type { ConfigName, SystemAdapter, WorkerConfig, WorkflowShape } from '../shared/types.js';
 
 const schema = 'graphile_worker';
 const jobTask = 'noop';

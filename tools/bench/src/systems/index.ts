@@ -1,5 +1,5 @@
 /** The adapter of each system, by name. Each is imported only when used: peers are heavy to load. */
-import type { SystemAdapter, SystemName } from '../types.js';
+import type { SystemAdapter, SystemName } from '../shared/types.js';
 
 export async function createAdapter(
   system: SystemName,

@@ -1,5 +1,5 @@
 /** What the orchestrator knows of each system without loading it. */
-import type { ConfigName, SystemName, WorkflowShape } from '../types.js';
+import type { ConfigName, SystemName, WorkflowShape } from '../shared/types.js';
 
 export interface SystemMeta {
   /** The npm package measured (its installed version goes in the report). */

@@ -7,9 +7,9 @@
  */
 import PgBoss from 'pg-boss';
 import pg from 'pg';
-import { cloneRows, scalar } from '../db.js';
+import { cloneRows, scalar } from '../shared/db.js';
 import { systemMeta } from './meta.js';
-import type { ConfigName, SystemAdapter, WorkerConfig, WorkflowShape } from '../types.js';
+import type { ConfigName, SystemAdapter, WorkerConfig, WorkflowShape } from '../shared/types.js';
 
 const queue = 'bench';
 const chainQueues = ['chain_a', 'chain_b', 'chain_c'] as const;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CommandContext } from './commands/context.js';
+import type { CommandContext } from './context.js';
 
 /** A command's implementation: resolves with the exit code. */
 export type CommandFn = (ctx: CommandContext) => Promise<number>;

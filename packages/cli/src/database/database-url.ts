@@ -1,4 +1,4 @@
-import { UsageError } from './cli-error.js';
+import { UsageError } from '../framework/cli-error.js';
 
 /**
  * The database URL from `--database-url`, else `CYCLONE_DATABASE_URL`, else `DATABASE_URL` (the
@@ -20,15 +20,4 @@ export function requireDatabaseUrl(flag: string | undefined, env = process.env):
     );
   }
   return url;
-}
-
-/** `url` with its password hidden, for messages. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '<unparseable URL>';
-  }
 }

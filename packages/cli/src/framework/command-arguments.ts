@@ -1,6 +1,6 @@
 import { isDuration, toMilliseconds } from '@cyclone/core';
 import { UsageError } from './cli-error.js';
-import type { CommandContext } from './commands/context.js';
+import type { CommandContext } from './context.js';
 
 /** The positional argument at `index`, or a usage error saying what `command` needs. */
 export function requiredArg(

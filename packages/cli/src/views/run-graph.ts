@@ -1,6 +1,5 @@
-import type { StepStatus } from '@cyclone/core';
-import { stepLabel } from './labels.js';
-import { table } from './output.js';
+import { stepLabel, type StepStatus } from '@cyclone/core';
+import { table } from '../terminal/output.js';
 import { shortDuration, waitingFor } from './waiting.js';
 
 /** How many levels below its roots each node sits: 0 for a root, else 1 + its deepest upstream. */

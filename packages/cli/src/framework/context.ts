@@ -1,4 +1,4 @@
-import type { Output } from '../output.js';
+import type { Output } from '../terminal/output.js';
 
 /** Flags every command understands. */
 export interface GlobalFlags {

@@ -1,5 +1,10 @@
 import pg from 'pg';
-import { DatabaseUnreachableError, isConnectionError } from './database-error.js';
+import { DatabaseUnreachableError, redactUrl } from '@cyclone/core';
+import {
+  classifyDatabaseError,
+  connectionFailureReason,
+  DatabaseFailure,
+} from '@cyclone/store-postgres';
 
 /** How long a connection attempt may take before the database counts as unreachable. */
 export const ConnectTimeoutMs = 10_000;
@@ -15,14 +20,17 @@ export function openPool(url: string, max = 4): pg.Pool {
   return pool;
 }
 
-/** Runs `work`, turning a failed connection into a {@link DatabaseUnreachableError} naming `url`. */
+/**
+ * Runs `work`, turning a failed connection into a {@link DatabaseUnreachableError} naming `url`
+ * (its password hidden): the database the user gave, whatever the store called it.
+ */
 export async function reachingDatabase<T>(url: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (isConnectionError(error) && !(error instanceof DatabaseUnreachableError)) {
-      throw new DatabaseUnreachableError(url, error);
-    }
-    throw error;
+    if (classifyDatabaseError(error) !== DatabaseFailure.Connection) throw error;
+    throw new DatabaseUnreachableError(redactUrl(url), connectionFailureReason(error), {
+      cause: error,
+    });
   }
 }

@@ -1,9 +1,14 @@
 import type { Client } from '@cyclone/client';
-import { isTerminalRun, type RunStatus, type StepEvent, type StepStatus } from '@cyclone/core';
+import {
+  isTerminalRun,
+  stepLabel,
+  type RunStatus,
+  type StepEvent,
+  type StepStatus,
+} from '@cyclone/core';
 import type { Subscription } from '@cyclone/store-postgres';
-import { stepLabel } from './labels.js';
-import type { Output } from './output.js';
-import { fit } from './terminal.js';
+import type { Output } from '../terminal/output.js';
+import { fit } from '../terminal/terminal.js';
 
 /** How a watch prints: live redraws on a terminal, blocks on a pipe, or JSON lines. */
 export interface WatchOptions {
