@@ -8,14 +8,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 const workspaces = ['packages', 'tools'];
 
 /**
- * Packages whose `src` folders still import each other in a cycle, exempt from the two folder
- * rules until their restructuring lands (store-postgres: db/ -> table-level primitives ->
- * settlement/ -> features -> store.ts; server: its routes and its root). Remove a name once its
- * package passes; the list then is empty and goes.
- */
-const foldersNotYetLayered = ['store-postgres', 'server'];
-
-/**
  * Layers of one package's `src`, top first: a folder may import its own layer and those below,
  * never one above (`.` is the files directly in `src`). Folders not named are free; the folder
  * rules still apply to them.
@@ -24,6 +16,27 @@ const foldersNotYetLayered = ['store-postgres', 'server'];
  */
 const layers = {
   cli: [['.'], ['commands'], ['dev', 'worker', 'views'], ['database'], ['framework'], ['terminal']],
+  server: [['.'], ['middleware', 'routes'], ['http', 'live', 'security']],
+  // docs/architecture.md, "The store in layers": the facade, the operations, settlement, the
+  // statements by table, the database plumbing, and the contract and schema at the bottom.
+  'store-postgres': [
+    ['.'],
+    ['execution', 'operator', 'submission', 'schedules', 'maintenance', 'reads'],
+    ['settlement'],
+    ['tables'],
+    ['db', 'migration'],
+    ['contract', 'schema'],
+  ],
+};
+
+/**
+ * Folders of one package's `src` that share a layer but must not import each other: each uses
+ * the layers below it, never a sibling (the store's operations).
+ *
+ * @type {Record<string, readonly string[]>}
+ */
+const independent = {
+  'store-postgres': ['execution', 'operator', 'submission', 'schedules', 'maintenance', 'reads'],
 };
 
 /** A regular expression matching `text` literally. */
@@ -61,7 +74,6 @@ function publicEntryPoints() {
 }
 
 const workspace = `(?:${workspaces.join('|')})`;
-const exempt = `^${workspace}/(?:${foldersNotYetLayered.join('|')})/`;
 
 /**
  * `no-enclosing-folder-import`, one rule per depth (folders nested up to four deep): a file in a
@@ -80,7 +92,6 @@ const enclosingFolderRules = [0, 1, 2, 3].map((depth) => ({
     'as soon as the folder imports the sub-folder). Move the shared piece into a folder below.',
   from: {
     path: `^(${workspace}/[^/]+/src/${'[^/]+/'.repeat(depth)})[^/]+/.+`,
-    pathNot: exempt,
   },
   to: { path: '^$1[^/]+$' },
 }));
@@ -104,6 +115,18 @@ const layerRules = Object.entries(layers).flatMap(([pkg, order]) =>
   }),
 );
 
+/** One rule per package with independent folders: none of them imports another. */
+const independenceRules = Object.entries(independent).map(([pkg, folders]) => {
+  const any = `^${workspace}/${literal(pkg)}/src/(${folders.map(literal).join('|')})/`;
+  return {
+    name: `independent-${pkg}`,
+    severity: 'error',
+    comment: `${pkg}: ${folders.join(', ')} use the layers below them and never each other.`,
+    from: { path: any },
+    to: { path: any, pathNot: `^${workspace}/${literal(pkg)}/src/$1/` },
+  };
+});
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 export default {
   forbidden: [
@@ -114,7 +137,7 @@ export default {
         "Folders of a package's src depend only downward: two folders that import each other, " +
         'directly or around a loop, form one tangle that cannot be read or changed apart.',
       scope: 'folder',
-      from: { path: `^${workspace}/[^/]+/src/`, pathNot: exempt },
+      from: { path: `^${workspace}/[^/]+/src/` },
       to: { circular: true },
     },
     ...enclosingFolderRules,
@@ -140,6 +163,7 @@ export default {
       to: { couldNotResolve: true },
     },
     ...layerRules,
+    ...independenceRules,
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -90,7 +90,7 @@ import type { Settled } from './settlement/settled.js';
 import { deliverSignal } from './submission/deliver-signal.js';
 import { submit } from './submission/submit.js';
 import { deleteFinishedRuns } from './tables/runs/delete-finished-runs.js';
-import { TerminalRunStates } from './tables/terminal-states.js';
+import { TerminalRunStates } from './tables/transitions/terminal-states.js';
 import { attemptLeadership } from './tables/workers/attempt-leadership.js';
 import { removeWorker } from './tables/workers/remove-worker.js';
 import { resignLeadership } from './tables/workers/resign-leadership.js';

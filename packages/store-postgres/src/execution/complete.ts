@@ -2,7 +2,7 @@ import { EventType, StepState, StepTrigger, stepChange } from '@cyclone/core';
 import type { Completion } from '../contract/worker-store.js';
 import type { Executor } from '../db/executor.js';
 import { settled, type Settled } from '../settlement/settled.js';
-import { prefixed, singleFromChangeParams } from '../tables/changes.js';
+import { prefixed, singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { afterCompletion } from '../tables/steps/after-completion.js';
 import { completeSteps, type CompleteStepsParams } from '../tables/steps/complete-steps.js';
 

@@ -1,6 +1,6 @@
 import { RunState, StepState, StepTrigger, stepChange } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { prefixed, singleFromChangeParams } from '../tables/changes.js';
+import { prefixed, singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { rescheduleStep } from '../tables/steps/reschedule-step.js';
 
 /** The triggers that give a running step back to the queue. */

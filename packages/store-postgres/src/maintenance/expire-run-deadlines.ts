@@ -11,7 +11,7 @@ import {
 import type { Executor } from '../db/executor.js';
 import { endRunSteps } from '../tables/steps/end-run-steps.js';
 import { moveRun, terminalMove } from '../tables/runs/move-run.js';
-import { changeParams } from '../tables/changes.js';
+import { changeParams } from '../tables/transitions/change-params.js';
 import { settled, type Settled } from '../settlement/settled.js';
 import { lockRun } from '../tables/runs/lock-run.js';
 import { findExpiredRuns } from '../tables/runs/find-expired-runs.js';

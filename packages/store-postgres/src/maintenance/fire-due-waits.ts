@@ -1,5 +1,5 @@
 import { EventType } from '@cyclone/core';
-import { singleFrom } from '../tables/changes.js';
+import { singleFrom } from '../tables/transitions/change-params.js';
 import type { DueWaitsResult } from '../contract/maintenance-store.js';
 import type { Executor } from '../db/executor.js';
 import { lockRunOfStep } from '../tables/runs/lock-run-of-step.js';

@@ -2,7 +2,7 @@ import { ErrorKind, RunState, StepState, StepTrigger, stepChange } from '@cyclon
 import type { Executor } from '../db/executor.js';
 import { discardAndSettle } from '../settlement/discard-and-settle.js';
 import { settled, type Settled } from '../settlement/settled.js';
-import { prefixed, singleFromChangeParams } from '../tables/changes.js';
+import { prefixed, singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { findReclaimLimited } from '../tables/steps/find-reclaim-limited.js';
 import { reclaimExpiredLeases } from '../tables/steps/reclaim-expired-leases.js';
 

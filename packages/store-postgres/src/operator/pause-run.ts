@@ -13,7 +13,7 @@ import { lockRun } from '../tables/runs/lock-run.js';
 import { moveRun, openMove } from '../tables/runs/move-run.js';
 import { pauseSteps } from '../tables/steps/pause-steps.js';
 import { assertRunMove } from '../settlement/run-refusal.js';
-import { changeParams } from '../tables/changes.js';
+import { changeParams } from '../tables/transitions/change-params.js';
 
 const pauseStep = stepChange(StepTrigger.Pause, StepState.Paused);
 const pauseRunChange = runChange(RunTrigger.Pause, RunState.Paused);

@@ -1,6 +1,6 @@
 import { NodeType, RetryAdditionalAttempts } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { singleFrom, singleFromChangeParams } from '../tables/changes.js';
+import { singleFrom, singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { retrySteps } from '../tables/steps/retry-steps.js';
 import {
   InProgressItemStates,

@@ -12,7 +12,7 @@ import {
   EventType,
 } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { changeParams, singleFromChangeParams } from '../tables/changes.js';
+import { changeParams, singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { lockRun } from '../tables/runs/lock-run.js';
 import { settleRunAndClearMarker } from '../settlement/settle-run.js';
 import { settled, type Settled } from '../settlement/settled.js';

@@ -7,7 +7,7 @@ import {
   type StepChange,
 } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { singleFromChangeParams } from '../tables/changes.js';
+import { singleFromChangeParams } from '../tables/transitions/change-params.js';
 import {
   ChildNodeTypes,
   completeChild,

@@ -1,6 +1,6 @@
 import { ErrorKind, NodeType, RunState, StepState } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { singleFromChangeParams } from '../tables/changes.js';
+import { singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { collectItemOutputs } from '../tables/items/collect-item-outputs.js';
 import { finishFanOut } from './finish-fan-out.js';
 import { expandFanOut } from './expand-fan-out.js';

@@ -1,6 +1,6 @@
 import { RunState } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { singleFromChangeParams } from '../tables/changes.js';
+import { singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { promoteWaits } from '../tables/waits/promote-waits.js';
 import {
   promoteSignalWait,

@@ -13,7 +13,7 @@ import { lockRun } from '../tables/runs/lock-run.js';
 import { endRunSteps } from '../tables/steps/end-run-steps.js';
 import { moveRun, terminalMove } from '../tables/runs/move-run.js';
 import { assertRunMove } from './run-refusal.js';
-import { changeParams } from '../tables/changes.js';
+import { changeParams } from '../tables/transitions/change-params.js';
 
 const cancelStep = changeParams(stepChange(StepTrigger.Cancel, StepState.Cancelled));
 const cancelRunChange = runChange(RunTrigger.Cancel, RunState.Cancelled);

@@ -1,6 +1,6 @@
 import type { StepChange } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { prefixed, singleFromChangeParams } from '../tables/changes.js';
+import { prefixed, singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { afterCompletion } from '../tables/steps/after-completion.js';
 import { completeSteps } from '../tables/steps/complete-steps.js';
 

@@ -1,7 +1,7 @@
 import { EventType } from '@cyclone/core';
 import type { StepChange } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { singleFromChangeParams } from '../tables/changes.js';
+import { singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { lockRunOfStep } from '../tables/runs/lock-run-of-step.js';
 import { settleRun } from './settle-run.js';
 import { settled, type Settled } from './settled.js';

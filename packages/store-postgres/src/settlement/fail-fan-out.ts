@@ -1,6 +1,6 @@
 import { StepState } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { changeParams, singleFromChangeParams } from '../tables/changes.js';
+import { changeParams, singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { cancelItems } from '../tables/items/cancel-items.js';
 import { discardFanOut } from '../tables/items/discard-fan-out.js';
 import { cancelItem, failFanOut } from '../tables/items/fan-out-changes.js';

@@ -12,7 +12,7 @@ import {
   stepChange,
 } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { changeParams } from '../tables/changes.js';
+import { changeParams } from '../tables/transitions/change-params.js';
 import { clearSettlement } from '../tables/outbox/clear-settlement.js';
 import { lockRun } from '../tables/runs/lock-run.js';
 import { moveRun, terminalMove } from '../tables/runs/move-run.js';

@@ -2,7 +2,7 @@ import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import { eventTypeSql, recordEvents } from '../events/record-events.js';
-import type { SingleFromChangeParams } from '../changes.js';
+import type { SingleFromChangeParams } from '../transitions/change-params.js';
 
 /** The child node to discard, the change and what it records. */
 export interface DiscardChildNodeParams extends SingleFromChangeParams {

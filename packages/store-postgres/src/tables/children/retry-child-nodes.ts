@@ -2,7 +2,7 @@ import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import { eventTypeSql, recordEvents } from '../events/record-events.js';
-import type { SingleFromChangeParams } from '../changes.js';
+import type { SingleFromChangeParams } from '../transitions/change-params.js';
 
 /** The discarded child nodes to retry and the change that retries them. */
 export interface RetryChildNodesParams extends SingleFromChangeParams {

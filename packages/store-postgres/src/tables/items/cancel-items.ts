@@ -3,7 +3,7 @@ import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import { stepsEndedNotice } from '../steps/steps-ended-notice.js';
 import { eventTypeSql, recordEvents } from '../events/record-events.js';
-import type { ChangeParams } from '../changes.js';
+import type { ChangeParams } from '../transitions/change-params.js';
 
 /** The fan-out node whose open item tasks to cancel, and the change that cancels them. */
 export interface CancelItemsParams extends ChangeParams {

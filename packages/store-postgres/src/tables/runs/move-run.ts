@@ -1,9 +1,9 @@
 import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
-import type { ChangeParams } from '../changes.js';
+import type { ChangeParams } from '../transitions/change-params.js';
 import { recordEvents } from '../events/record-events.js';
-import { TerminalStepStates } from '../terminal-states.js';
+import { TerminalStepStates } from '../transitions/terminal-states.js';
 
 /** A run change and what it records. */
 export interface MoveRunParams extends ChangeParams {

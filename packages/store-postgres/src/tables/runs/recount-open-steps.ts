@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
-import { TerminalStepStates } from '../terminal-states.js';
+import { TerminalStepStates } from '../transitions/terminal-states.js';
 
 /** The run whose open steps to recount. */
 export interface RecountOpenStepsParams {

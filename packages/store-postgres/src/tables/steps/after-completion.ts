@@ -1,6 +1,6 @@
 import { RunState, RunTrigger, runChange } from '@cyclone/core';
-import { changeParams, prefixed, singleFromChangeParams } from '../changes.js';
-import { OpenRunStates } from '../terminal-states.js';
+import { changeParams, prefixed, singleFromChangeParams } from '../transitions/change-params.js';
+import { OpenRunStates } from '../transitions/terminal-states.js';
 import type { CompleteStepsParams } from './complete-steps.js';
 import { promoteTask } from './promote-ready.js';
 

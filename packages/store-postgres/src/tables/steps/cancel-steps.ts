@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
-import type { ChangeParams } from '../changes.js';
+import type { ChangeParams } from '../transitions/change-params.js';
 import { recordEvents } from '../events/record-events.js';
 
 /** The steps to cancel and the change that cancels them. */

@@ -1,9 +1,9 @@
 import { EventType, StepState, StepTrigger, stepChange } from '@cyclone/core';
 import type { Placeholders } from '../../db/statement.js';
-import { singleFrom } from '../changes.js';
+import { singleFrom } from '../transitions/change-params.js';
 import type { Tables } from '../../db/tables.js';
 import { eventTypeSql, recordEvents } from '../events/record-events.js';
-import type { SingleFromChangeParams } from '../changes.js';
+import type { SingleFromChangeParams } from '../transitions/change-params.js';
 
 /** `available -> running` by `claim`: the one change both claim statements make. */
 export const claimChange = stepChange(StepTrigger.Claim, StepState.Running);

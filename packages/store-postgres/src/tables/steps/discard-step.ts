@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import { recordEvents } from '../events/record-events.js';
-import type { SingleFromChangeParams } from '../changes.js';
+import type { SingleFromChangeParams } from '../transitions/change-params.js';
 
 /** A discard of a running step and the change it makes. */
 export interface DiscardStepParams extends SingleFromChangeParams {

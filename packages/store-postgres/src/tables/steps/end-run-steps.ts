@@ -2,7 +2,7 @@ import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import { stepsEndedNotice } from './steps-ended-notice.js';
 import { recordEvents } from '../events/record-events.js';
-import type { ChangeParams } from '../changes.js';
+import type { ChangeParams } from '../transitions/change-params.js';
 
 /** The run whose open steps to end, and the change that ends them. */
 export interface EndRunStepsParams extends ChangeParams {

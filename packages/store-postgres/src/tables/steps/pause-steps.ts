@@ -2,7 +2,7 @@ import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import { eventTypeSql, recordEvents } from '../events/record-events.js';
-import type { ChangeParams } from '../changes.js';
+import type { ChangeParams } from '../transitions/change-params.js';
 
 /** The run whose claimable and waiting steps to pause, and the change that pauses them. */
 export interface PauseStepsParams extends ChangeParams {

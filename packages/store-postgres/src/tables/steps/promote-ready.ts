@@ -2,7 +2,7 @@ import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { NodeType, StepState, StepTrigger, stepChange, EventType } from '@cyclone/core';
 import { defineStatement } from '../../db/statement.js';
-import type { SingleFromChangeParams } from '../changes.js';
+import type { SingleFromChangeParams } from '../transitions/change-params.js';
 import { eventTypeSql, recordEvents } from '../events/record-events.js';
 
 /** A task whose last dependency completed: 'pending -> available' by `promote`. */

@@ -3,7 +3,7 @@ import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
 import { eventTypeSql, recordEvents } from '../events/record-events.js';
-import type { Prefixed, SingleFromChangeParams } from '../changes.js';
+import type { Prefixed, SingleFromChangeParams } from '../transitions/change-params.js';
 
 /** The sweep's bound and the two reclaim changes. */
 export interface ReclaimExpiredLeasesParams

@@ -2,7 +2,7 @@ import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import { eventTypeSql, recordEvents } from '../events/record-events.js';
-import type { SingleFromChangeParams } from '../changes.js';
+import type { SingleFromChangeParams } from '../transitions/change-params.js';
 
 /** The cancelled steps a retry reopens, and the change that reopens them. */
 export interface ReopenStepsParams extends SingleFromChangeParams {

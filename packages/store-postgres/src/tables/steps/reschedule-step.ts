@@ -2,7 +2,7 @@ import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
 import { recordEvents } from '../events/record-events.js';
-import type { Prefixed, SingleFromChangeParams } from '../changes.js';
+import type { Prefixed, SingleFromChangeParams } from '../transitions/change-params.js';
 
 /**
  * A step given back to the queue: the change into `available` (a running run), and under

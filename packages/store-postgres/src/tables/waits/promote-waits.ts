@@ -1,7 +1,7 @@
 import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
-import type { SingleFromChangeParams } from '../changes.js';
+import type { SingleFromChangeParams } from '../transitions/change-params.js';
 import { eventTypeSql, recordEvents } from '../events/record-events.js';
 
 /** The wait nodes of a run to promote, and the change that promotes them. */
