@@ -14,6 +14,10 @@ export interface Tables {
   readonly workflows: string;
   readonly signals: string;
   readonly events: string;
+  /** The sequence of event ids, as an SQL literal for `nextval(...)`. */
+  readonly eventIds: string;
+  /** The view of a run's whole history: stored events and those its rows tell. */
+  readonly history: string;
   readonly schedules: string;
   readonly scheduleFires: string;
   readonly leaders: string;
@@ -33,6 +37,8 @@ export function tablesIn(schema = 'public'): Tables {
     workflows: q('cyclone_workflows'),
     signals: q('cyclone_signals'),
     events: q('cyclone_events'),
+    eventIds: `'${q('cyclone_events_id_seq').replaceAll("'", "''")}'`,
+    history: q('cyclone_history'),
     schedules: q('cyclone_schedules'),
     scheduleFires: q('cyclone_schedule_fires'),
     leaders: q('cyclone_leaders'),

@@ -32,7 +32,11 @@ export async function failUnservedSteps(
   for (const step of steps) {
     const done = await db.transaction(async (tx) => {
       await lockRunOfStep(tx, { stepId: step.id });
-      const claimed = await claimStep(tx, { ...claimChangeParams(p.claimant), stepId: step.id });
+      const claimed = await claimStep(tx, {
+        ...claimChangeParams(p.claimant),
+        stepId: step.id,
+        leaseMs: 60_000,
+      });
       if (!claimed) return undefined;
       await discardStep(
         tx,

@@ -79,6 +79,14 @@ export const cycloneSteps = pgTable(
     createdAt: timestamp('created_at', tz).notNull().defaultNow(),
     startedAt: timestamp('started_at', tz),
     endedAt: timestamp('ended_at', tz),
+    /**
+     * The id (from `cyclone_events`' sequence) of the `step_started` event of the step's latest
+     * claim, taken by the claim. While the claim runs or ends in success the row tells that event
+     * (`cyclone_history`); a claim that ends otherwise stores it under this id first.
+     */
+    startedEventId: bigint('started_event_id', { mode: 'number' }),
+    /** The id of the `step_completed` event of a handler's success, which the row tells. */
+    completedEventId: bigint('completed_event_id', { mode: 'number' }),
   },
   (t) => [
     check('cyclone_steps_state_check', oneOf('state', STEP_STATES)),

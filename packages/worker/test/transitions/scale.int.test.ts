@@ -97,15 +97,22 @@ describe('scale', () => {
     );
     expect(runRows).toEqual({ total: Jobs + Runs, completed: Jobs + Runs, open: 0 });
     const events = await engine.query<{ type: string; n: number }>(
-      'SELECT type, count(*)::int AS n FROM cyclone_events GROUP BY type ORDER BY type',
+      'SELECT type, count(*)::int AS n FROM cyclone_history GROUP BY type ORDER BY type',
     );
-    // run_submitted and run_completed are told by the run rows (decision 130), not stored.
     expect(Object.fromEntries(events.map((e) => [e.type, e.n]))).toEqual({
+      run_submitted: Jobs + Runs,
       step_started: totalSteps,
       step_completed: totalSteps,
       // Promotions: two of each chain's three steps.
       step_ready: Runs * 2,
+      run_completed: Jobs + Runs,
     });
+    // Of these, only the promotions are stored: a run's submission and completion are told by its
+    // row (decision 130), each step's one claim and its success by the step's row (decision 134).
+    const stored = await engine.query<{ type: string; n: number }>(
+      'SELECT type, count(*)::int AS n FROM cyclone_events GROUP BY type ORDER BY type',
+    );
+    expect(Object.fromEntries(stored.map((e) => [e.type, e.n]))).toEqual({ step_ready: Runs * 2 });
 
     // Every chain computed from its own input: three = i * 2 + 1.
     const outputs = await engine.query<{ input: { i: number }; output: number }>(

@@ -51,7 +51,7 @@ it('completes every step exactly once however often a worker is killed mid-step'
       // With each held step, its last event so far: what follows it is the step's recovery
       // (a completion the dead worker had sent may still commit, with an earlier timestamp).
       const rows = await db.query<{ id: string; last_event: string }>(
-        `SELECT s.id, (SELECT max(e.id) FROM cyclone_events e WHERE e.step_id = s.id) AS last_event
+        `SELECT s.id, (SELECT max(e.id) FROM cyclone_history e WHERE e.step_id = s.id) AS last_event
          FROM cyclone_steps s WHERE s.state = 'running' AND s.claimed_by = $1`,
         [victim.name],
       );
@@ -66,7 +66,7 @@ it('completes every step exactly once however often a worker is killed mid-step'
       `SELECT h.step_id,
               greatest(0, extract(epoch FROM (min(e.at) - h.killed_at)) * 1000) AS ms
        FROM unnest($1::uuid[], $2::timestamptz[], $3::bigint[]) AS h(step_id, killed_at, last_event)
-       JOIN cyclone_events e ON e.step_id = h.step_id AND e.id > h.last_event
+       JOIN cyclone_history e ON e.step_id = h.step_id AND e.id > h.last_event
                             AND e.type IN ('step_reclaimed', 'step_completed')
        GROUP BY h.step_id, h.killed_at`,
       [held.map((h) => h.stepId), held.map((h) => h.killedAt), held.map((h) => h.lastEvent)],

@@ -78,8 +78,8 @@ it('never lets the sweep undo a completion, nor a fenced completion land after a
   const counts = await stepCounts(db.pool, runIds);
   // Nothing happens to a step after its completion.
   const [{ after }] = (await db.query<{ after: number }>(
-    `SELECT count(*)::int AS after FROM cyclone_events e
-     JOIN (SELECT step_id, min(id) AS done FROM cyclone_events WHERE type = 'step_completed'
+    `SELECT count(*)::int AS after FROM cyclone_history e
+     JOIN (SELECT step_id, min(id) AS done FROM cyclone_history WHERE type = 'step_completed'
            GROUP BY step_id) c ON c.step_id = e.step_id AND e.id > c.done`,
   )) as [{ after: number }];
   reportFigures('sweep-vs-completion', {

@@ -72,13 +72,13 @@ it("follows the database's clock when the workers' clocks are five minutes off",
     const backoff = await db.query<{ ms: number; waited_ms: number }>(
       `SELECT extract(epoch FROM (s.scheduled_at - e.at)) * 1000 AS ms,
               extract(epoch FROM (s.started_at - e.at)) * 1000 AS waited_ms
-       FROM cyclone_steps s JOIN cyclone_events e ON e.step_id = s.id AND e.type = 'step_retry_scheduled'
+       FROM cyclone_steps s JOIN cyclone_history e ON e.step_id = s.id AND e.type = 'step_retry_scheduled'
        WHERE s.run_id = ANY($1::uuid[])`,
       [retried.map((r) => r.runId)],
     );
     const timerWaits = await db.query<{ ms: number }>(
       `SELECT extract(epoch FROM (f.at - p.at)) * 1000 AS ms
-       FROM cyclone_events p JOIN cyclone_events f ON f.step_id = p.step_id AND f.to_state = 'completed'
+       FROM cyclone_history p JOIN cyclone_history f ON f.step_id = p.step_id AND f.to_state = 'completed'
        WHERE p.to_state = 'waiting_timer' AND p.run_id = ANY($1::uuid[])`,
       [timers.map((r) => r.runId)],
     );

@@ -91,8 +91,8 @@ it('ends each step either completed or cancelled, never both, and never retries 
   // A retried step (its failure won) that was then cancelled is cancelled: fine. A completed step
   // must have a completed run; a cancelled step, a cancelled run.
   const [{ after }] = (await db.query<{ after: number }>(
-    `SELECT count(*)::int AS after FROM cyclone_events e
-     JOIN (SELECT step_id, min(id) AS at FROM cyclone_events
+    `SELECT count(*)::int AS after FROM cyclone_history e
+     JOIN (SELECT step_id, min(id) AS at FROM cyclone_history
            WHERE type LIKE 'step_cancelled%' GROUP BY step_id) c
        ON c.step_id = e.step_id AND e.id > c.at
      WHERE e.run_id = ANY($1::uuid[])`,
@@ -100,7 +100,7 @@ it('ends each step either completed or cancelled, never both, and never retries 
   )) as [{ after: number }];
   const [{ both }] = (await db.query<{ both: number }>(
     `SELECT count(*)::int AS both FROM (
-       SELECT step_id FROM cyclone_events WHERE run_id = ANY($1::uuid[]) AND step_id IS NOT NULL
+       SELECT step_id FROM cyclone_history WHERE run_id = ANY($1::uuid[]) AND step_id IS NOT NULL
        GROUP BY step_id
        HAVING bool_or(type = 'step_completed') AND bool_or(type LIKE 'step_cancelled%')) x`,
     [runIds],

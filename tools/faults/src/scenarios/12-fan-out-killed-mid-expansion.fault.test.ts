@@ -89,7 +89,7 @@ it('creates each item once and completes the node once however the expansion is 
       [runIds],
     );
     const completions = await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM cyclone_events e JOIN cyclone_steps s ON s.id = e.step_id
+      `SELECT count(*)::int AS n FROM cyclone_history e JOIN cyclone_steps s ON s.id = e.step_id
        WHERE s.run_id = ANY($1::uuid[]) AND s.node = 'each' AND s.parent_step_id IS NULL
          AND e.to_state = 'completed'`,
       [runIds],

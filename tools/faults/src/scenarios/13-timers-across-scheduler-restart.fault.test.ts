@@ -71,7 +71,7 @@ it('fires each of thousands of simultaneous timers once across a scheduler kill'
   const [span] = await db.query<{ first_ms: number; last_ms: number }>(
     `SELECT extract(epoch FROM (min(e.at) - $2::timestamptz)) * 1000 AS first_ms,
             extract(epoch FROM (max(e.at) - $2::timestamptz)) * 1000 AS last_ms
-     FROM cyclone_events e WHERE e.run_id = ANY($1::uuid[]) AND e.to_state = 'completed'
+     FROM cyclone_history e WHERE e.run_id = ANY($1::uuid[]) AND e.to_state = 'completed'
        AND e.step_id IS NOT NULL`,
     [runIds, due],
   );

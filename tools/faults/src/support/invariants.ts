@@ -43,7 +43,7 @@ export async function stepCounts(db: Queryable, runIds?: readonly string[]): Pro
             coalesce(sum(greatest(coalesce(e.n, 0) - 1, 0)), 0)::int AS duplicates,
             coalesce(sum(s.reclaims), 0)::int AS reclaims
      FROM cyclone_steps s
-     LEFT JOIN (SELECT step_id, count(*)::int AS n FROM cyclone_events
+     LEFT JOIN (SELECT step_id, count(*)::int AS n FROM cyclone_history
                 WHERE to_state = 'completed' AND step_id IS NOT NULL GROUP BY step_id) c
             ON c.step_id = s.id
      LEFT JOIN (SELECT step_id, count(*)::int AS n FROM fault_effects GROUP BY step_id) e

@@ -1,7 +1,7 @@
 import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
-import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import { sqlConstant, recordEvents } from '../events/record-events.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
 
 /** The child node to discard, the change and what it records. */
@@ -39,7 +39,7 @@ WITH discarded AS (
 ), events AS (
   ${recordEvents(t, {
     source: 'discarded',
-    type: eventTypeSql(EventType.StepDiscarded),
+    type: sqlConstant(EventType.StepDiscarded),
     from: `${p.eventFrom}::text`,
     to: `${p.toState}::text`,
     trigger: `${p.trigger}::text`,

@@ -1,7 +1,7 @@
 import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
-import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import { sqlConstant, recordEvents } from '../events/record-events.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
 
 /** The discarded child nodes to retry and the change that retries them. */
@@ -34,7 +34,7 @@ WITH retried AS (
 ), events AS (
   ${recordEvents(t, {
     source: 'retried',
-    type: eventTypeSql(EventType.StepRetried),
+    type: sqlConstant(EventType.StepRetried),
     from: `${p.eventFrom}::text`,
     to: `${p.toState}::text`,
     trigger: `${p.trigger}::text`,

@@ -9,13 +9,17 @@ import type { Tables } from '../../db/tables.js';
 export interface EventValues {
   readonly source: string;
   readonly where?: string;
+  /** @defaultValue the next value of the events' sequence */
+  readonly id?: string;
+  /** @defaultValue `clock_timestamp()`: the moment of the insert */
+  readonly at?: string;
   /** @defaultValue `run_id` */
   readonly runId?: string;
   /** @defaultValue `id` */
   readonly stepId?: string;
   /** @defaultValue `node` */
   readonly node?: string;
-  /** The event's type: {@link eventTypeSql} of one of core's `EventType`s, or a bound parameter. */
+  /** The event's type: {@link sqlConstant} of one of core's `EventType`s, or a bound parameter. */
   readonly type: string;
   /** The state moved from; `NULL` for an inserted row. */
   readonly from: string;
@@ -35,22 +39,24 @@ export interface EventValues {
  */
 export function recordEvents(t: Tables, ...kinds: readonly EventValues[]): string {
   const selects = kinds.map(
-    (e) => `SELECT ${e.runId ?? 'run_id'}, ${e.stepId ?? 'id'}, ${e.node ?? 'node'}, ${e.type},
-         ${e.from}, ${e.to}, ${e.trigger}, ${e.errorKind ?? 'NULL'}, ${e.detail ?? 'NULL'}::jsonb
+    (e) => `SELECT ${e.id ?? `nextval(${t.eventIds})`}, ${e.runId ?? 'run_id'}, ${e.stepId ?? 'id'},
+         ${e.node ?? 'node'}, ${e.type}, ${e.from}, ${e.to}, ${e.trigger}, ${e.errorKind ?? 'NULL'},
+         ${e.detail ?? 'NULL'}::jsonb, ${e.at ?? 'clock_timestamp()'}
   FROM ${e.source}${e.where === undefined ? '' : ` WHERE ${e.where}`}`,
   );
-  return `INSERT INTO ${t.events} (run_id, step_id, node, type, from_state, to_state, trigger,
-                           error_kind, detail)
+  return `INSERT INTO ${t.events} (id, run_id, step_id, node, type, from_state, to_state, trigger,
+                           error_kind, detail, at)
   ${selects.join('\n  UNION ALL\n  ')}`;
 }
 
 /**
- * An event type as an SQL literal. Event types are core's constants (snake_case words), never
- * input, so they are written into the statement's text like its table names.
+ * A constant of core (an event type, a state, a trigger) as an SQL literal. These are snake_case
+ * words of the library, never input, so they are written into the statement's text like its
+ * table names.
  *
  * @throws TypeError for anything that is not a snake_case word
  */
-export function eventTypeSql(type: string): string {
-  if (!/^[a-z_]+$/.test(type)) throw new TypeError(`not an event type: ${JSON.stringify(type)}`);
-  return `'${type}'::text`;
+export function sqlConstant(value: string): string {
+  if (!/^[a-z_]+$/.test(value)) throw new TypeError(`not a constant: ${JSON.stringify(value)}`);
+  return `'${value}'::text`;
 }

@@ -2,8 +2,9 @@ import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import { stepsEndedNotice } from '../steps/steps-ended-notice.js';
-import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import { sqlConstant, recordEvents } from '../events/record-events.js';
 import type { ChangeParams } from '../transitions/change-params.js';
+import { storedClaimEvent, wasRunning } from '../events/claim-event.js';
 
 /** The fan-out node whose open item tasks to cancel, and the change that cancels them. */
 export interface CancelItemsParams extends ChangeParams {
@@ -24,15 +25,15 @@ WITH cancelled AS (
   UPDATE ${t.steps} s
   SET state = ${p.toState}::text, ended_at = now(), lease_expires_at = NULL
   WHERE s.parent_step_id = ${p.nodeId} AND s.state = ANY(${p.fromStates}::text[])
-  RETURNING s.id, s.run_id, s.node,
+  RETURNING s.id, s.run_id, s.node, s.attempts, s.started_event_id, s.started_at, s.claimed_by,
             (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
 ), counted AS (
   UPDATE ${t.runs} r SET open_steps = r.open_steps - (SELECT count(*) FROM cancelled)
   WHERE r.id = (SELECT run_id FROM cancelled LIMIT 1)
 ), events AS (
-  ${recordEvents(t, {
+  ${recordEvents(t, storedClaimEvent('cancelled', 'attempts + 1', wasRunning), {
     source: 'cancelled',
-    type: eventTypeSql(EventType.StepCancelledFanOutItem),
+    type: sqlConstant(EventType.StepCancelledFanOutItem),
     from: 'from_state',
     to: `${p.toState}::text`,
     trigger: `${p.trigger}::text`,

@@ -1,7 +1,7 @@
 import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
-import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import { sqlConstant, recordEvents } from '../events/record-events.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
 
 /** A fan-out node to discard and why. */
@@ -33,7 +33,7 @@ WITH gone AS (
 ), events AS (
   ${recordEvents(t, {
     source: 'gone',
-    type: eventTypeSql(EventType.StepDiscarded),
+    type: sqlConstant(EventType.StepDiscarded),
     from: `${p.eventFrom}::text`,
     to: `${p.toState}::text`,
     trigger: `${p.trigger}::text`,

@@ -2,7 +2,7 @@ import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
-import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import { sqlConstant, recordEvents } from '../events/record-events.js';
 
 /** One batch of a fan-out node's item tasks. */
 export interface InsertItemsParams {
@@ -68,7 +68,7 @@ WITH node AS (
 ), events AS (
   ${recordEvents(t, {
     source: 'inserted',
-    type: eventTypeSql(EventType.ItemInserted),
+    type: sqlConstant(EventType.ItemInserted),
     from: 'NULL',
     to: 'state',
     trigger: `${p.trigger}::text`,

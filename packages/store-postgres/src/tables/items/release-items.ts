@@ -2,7 +2,7 @@ import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
-import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import { sqlConstant, recordEvents } from '../events/record-events.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
 
 /** The fan-out node whose waiting item tasks to release, and the change that releases them. */
@@ -45,7 +45,7 @@ WITH free AS (
 ), events AS (
   ${recordEvents(t, {
     source: 'released',
-    type: eventTypeSql(EventType.StepReady),
+    type: sqlConstant(EventType.StepReady),
     from: `${p.eventFrom}::text`,
     to: `${p.toState}::text`,
     trigger: `${p.trigger}::text`,

@@ -2,7 +2,7 @@ import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
-import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import { sqlConstant, recordEvents } from '../events/record-events.js';
 
 /** The fan-out nodes a retry reopens, and the changes that reopen their item tasks. */
 export interface ReopenItemsParams {
@@ -63,7 +63,7 @@ WITH nodes AS (
     t,
     {
       source: 'retried',
-      type: eventTypeSql(EventType.StepRetried),
+      type: sqlConstant(EventType.StepRetried),
       from: `${p.retryFrom}::text`,
       to: 'state',
       trigger: `${p.retryTrigger}::text`,
@@ -71,7 +71,7 @@ WITH nodes AS (
     },
     {
       source: 'reopened',
-      type: eventTypeSql(EventType.StepReopened),
+      type: sqlConstant(EventType.StepReopened),
       from: `${p.reopenFrom}::text`,
       to: 'state',
       trigger: `${p.reopenTrigger}::text`,

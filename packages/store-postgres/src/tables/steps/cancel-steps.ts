@@ -2,6 +2,7 @@ import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import type { ChangeParams } from '../transitions/change-params.js';
 import { recordEvents } from '../events/record-events.js';
+import { storedClaimEvent, wasRunning } from '../events/claim-event.js';
 
 /** The steps to cancel and the change that cancels them. */
 export interface CancelStepsParams extends ChangeParams {
@@ -33,12 +34,13 @@ WITH cancelled AS (
   WHERE s.run_id = ${p.runId}
     AND (s.id = ANY(${p.stepIds}::uuid[]) OR s.parent_step_id = ANY(${p.stepIds}::uuid[]))
     AND s.state = ANY(${p.fromStates}::text[])
-  RETURNING s.id, s.run_id, s.node, s.child_run_id, (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
+  RETURNING s.id, s.run_id, s.node, s.child_run_id, s.attempts, s.started_event_id, s.started_at,
+            s.claimed_by, (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
 ), counted AS (
   UPDATE ${t.runs} r SET open_steps = r.open_steps - (SELECT count(*) FROM cancelled)
   WHERE r.id = ${p.runId} AND EXISTS (SELECT 1 FROM cancelled)
 ), events AS (
-  ${recordEvents(t, {
+  ${recordEvents(t, storedClaimEvent('cancelled', 'attempts + 1', wasRunning), {
     source: 'cancelled',
     type: `${p.eventType}::text`,
     from: 'from_state',

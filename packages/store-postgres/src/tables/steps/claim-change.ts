@@ -1,41 +1,30 @@
-import { EventType, StepState, StepTrigger, stepChange } from '@cyclone/core';
-import type { Placeholders } from '../../db/statement.js';
-import { singleFrom } from '../transitions/change-params.js';
-import type { Tables } from '../../db/tables.js';
-import { eventTypeSql, recordEvents } from '../events/record-events.js';
-import type { SingleFromChangeParams } from '../transitions/change-params.js';
+import { claimChange } from '../events/claim-event.js';
+import { changeParams, singleFrom, type ChangeParams } from '../transitions/change-params.js';
 
-/** `available -> running` by `claim`: the one change both claim statements make. */
-export const claimChange = stepChange(StepTrigger.Claim, StepState.Running);
+/**
+ * The one state a step is claimed from (`available`), written into the claim statement as a
+ * literal so that it matches the partial claim index (`WHERE state = 'available'`).
+ */
+export const ClaimedFromState = singleFrom(claimChange);
 
-/** The parameters a claim statement binds from {@link claimChange}. */
-export interface ClaimChangeParams extends SingleFromChangeParams {
-  /** The claimant, recorded on the step and its event. */
+/** The parameters a claim statement binds from core's `available -> running` by `claim`. */
+export interface ClaimChangeParams extends ChangeParams {
+  /** The claimant, recorded on the step (`claimed_by`), which tells the claim's event. */
   workerId: string;
 }
 
 /** {@link ClaimChangeParams} for a claimant. */
 export function claimChangeParams(workerId: string): ClaimChangeParams {
-  return {
-    toState: claimChange.to,
-    fromStates: claimChange.from,
-    trigger: claimChange.trigger,
-    eventFrom: singleFrom(claimChange),
-    workerId,
-  };
+  return { ...changeParams(claimChange), workerId };
 }
 
 /**
- * The `step_started` events of the steps a claim statement moved (its CTE `claimed`), shared by
- * the worker's claim and the scheduler's single-step claim so both record the same event.
+ * The SQL a claim statement sets on each step it claims, besides the state: a fresh claim token
+ * (the fence of every later write), the claimant, a lease, the start, and the id of the claim's
+ * `step_started` event, which the row tells from now on (`cyclone_history`).
  */
-export function startedEvents(t: Tables, p: Placeholders<ClaimChangeParams>): string {
-  return recordEvents(t, {
-    source: 'claimed',
-    type: eventTypeSql(EventType.StepStarted),
-    from: `${p.eventFrom}::text`,
-    to: `${p.toState}::text`,
-    trigger: `${p.trigger}::text`,
-    detail: `jsonb_build_object('attempt', attempts + 1, 'worker', ${p.workerId}::text)`,
-  });
+export function claimColumns(t: { eventIds: string }, workerId: string, leaseMs: string): string {
+  return `claim_token = gen_random_uuid(), claimed_by = ${workerId},
+      lease_expires_at = now() + ${leaseMs}::bigint * interval '1 millisecond', started_at = now(),
+      started_event_id = nextval(${t.eventIds})`;
 }

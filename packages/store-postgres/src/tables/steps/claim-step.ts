@@ -1,10 +1,12 @@
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
-import { startedEvents, type ClaimChangeParams } from './claim-change.js';
+import { claimColumns, type ClaimChangeParams } from './claim-change.js';
 
 /** The step to claim, for whom (`workerId`), and the claim change. */
 export interface ClaimStepParams extends ClaimChangeParams {
   stepId: string;
+  /** How long the claim holds: the sweep that claims ends it in the same transaction. */
+  leaseMs: number;
 }
 
 /** The claimed step. */
@@ -23,12 +25,9 @@ const statement = defineStatement<ClaimStepParams, ClaimedOneRow>(
   (t, p) => `
 WITH claimed AS (
   UPDATE ${t.steps}
-  SET state = ${p.toState}::text, claim_token = gen_random_uuid(), claimed_by = ${p.workerId},
-      started_at = now(), lease_expires_at = now() + interval '1 minute'
+  SET state = ${p.toState}::text, ${claimColumns(t, p.workerId, p.leaseMs)}
   WHERE id = ${p.stepId} AND state = ANY(${p.fromStates}::text[])
   RETURNING id, run_id, node, attempts, claim_token
-), events AS (
-  ${startedEvents(t, p)}
 )
 SELECT id, claim_token, attempts FROM claimed
 `,

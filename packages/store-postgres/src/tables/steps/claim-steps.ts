@@ -2,7 +2,8 @@ import type { BackoffPolicy } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import type { StepRecord } from '../../schema/rows.js';
 import { defineStatement } from '../../db/statement.js';
-import { startedEvents, type ClaimChangeParams } from './claim-change.js';
+import { sqlConstant } from '../events/record-events.js';
+import { claimColumns, ClaimedFromState, type ClaimChangeParams } from './claim-change.js';
 
 /** What {@link claimSteps} claims, and for whom. */
 export interface ClaimStepsParams extends ClaimChangeParams {
@@ -40,7 +41,8 @@ export type ClaimedStepRow = Pick<
  * Claims up to `limit` available steps of the given kinds whose time has come, oldest first, with
  * `FOR UPDATE SKIP LOCKED` so concurrent workers never wait on each other nor take the same row.
  * Each claim gets a fresh token (the fence of every later write) and a lease; the handler's
- * inputs (run input, upstream outputs) come back in the same round trip.
+ * inputs (run input, upstream outputs) come back in the same round trip. The claim's
+ * `step_started` event is told by the row (`claimColumns`), not stored.
  */
 const statement = defineStatement<ClaimStepsParams, ClaimedStepRow>(
   'claim-steps',
@@ -52,7 +54,7 @@ WITH picked AS (
   SELECT s.id FROM unnest(${p.kinds}::text[]) AS k(kind)
   CROSS JOIN LATERAL (
     SELECT id, scheduled_at FROM ${t.steps}
-    WHERE state = 'available' AND kind = k.kind AND scheduled_at <= now()
+    WHERE state = ${sqlConstant(ClaimedFromState)} AND kind = k.kind AND scheduled_at <= now()
     ORDER BY scheduled_at
     LIMIT ${p.limit}
     FOR UPDATE SKIP LOCKED
@@ -61,16 +63,15 @@ WITH picked AS (
   LIMIT ${p.limit}
 ), claimed AS (
   UPDATE ${t.steps} s
-  SET state = ${p.toState}::text, claim_token = gen_random_uuid(), claimed_by = ${p.workerId},
-      lease_expires_at = now() + ${p.leaseMs}::bigint * interval '1 millisecond', started_at = now()
-  -- By primary key: joining the picked ids instead lets the planner, whose statistics see few
-  -- available rows in a big table, walk the claim index once per picked row.
-  WHERE s.id = ANY(ARRAY(SELECT id FROM picked)) AND s.state = ANY(${p.fromStates}::text[])
+  SET state = ${p.toState}::text, ${claimColumns(t, p.workerId, p.leaseMs)}
+  -- By primary key alone. The picked rows are locked and were rechecked as available under the
+  -- lock, so they still are: that is the change's fence (ClaimedFromState). Naming the state here
+  -- too lets the planner AND the whole claim index into a bitmap, a read as long as the queue;
+  -- joining the picked ids instead lets it walk the claim index once per picked row.
+  WHERE s.id = ANY(ARRAY(SELECT id FROM picked))
   RETURNING s.id, s.run_id, s.node, s.node_type, s.kind, s.attempts, s.max_attempts, s.reclaims,
             s.timeout_ms, s.backoff, s.claim_token, s.lease_expires_at, s.item, s.item_index,
             s.depends_on, s.scheduled_at
-), events AS (
-  ${startedEvents(t, p)}
 )
 SELECT c.id, c.run_id, c.node, c.node_type, c.kind, c.attempts, c.max_attempts, c.reclaims,
        c.timeout_ms, c.backoff, c.claim_token, c.lease_expires_at, c.item, c.item_index,

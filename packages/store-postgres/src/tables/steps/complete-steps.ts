@@ -3,8 +3,12 @@ import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { notifyIdsInChunks } from '../../db/notify-ids.js';
 import { defineStatement } from '../../db/statement.js';
-import type { ChangeParams, Prefixed, SingleFromChangeParams } from '../transitions/change-params.js';
-import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import type {
+  ChangeParams,
+  Prefixed,
+  SingleFromChangeParams,
+} from '../transitions/change-params.js';
+import { sqlConstant, recordEvents } from '../events/record-events.js';
 
 /**
  * A batch of completions and the changes they make, all from core's table: `complete*` the step's
@@ -22,8 +26,9 @@ export interface CompleteStepsParams
   claimTokens: (string | null)[];
   outputs: string[];
   /**
-   * Whether the completion ends an attempt (a handler's success: `attempts` + 1, the attempt in
-   * the event's detail); false for a wait node, which no worker runs.
+   * Whether the completion is a handler's success, which ends an attempt (`attempts` + 1) and is
+   * told by the step row rather than stored as an event; false for a wait, child or fan-out node,
+   * which no worker runs and whose completion is stored.
    */
   countAttempt: boolean;
   /** The value of `timed_out` the completed steps get (a lapsed wait). */
@@ -70,7 +75,10 @@ WITH input AS (
   UPDATE ${t.steps} s
   SET state = ${p.completeToState}::text, output = c.output,
       attempts = s.attempts + CASE WHEN ${p.countAttempt}::boolean THEN 1 ELSE 0 END,
-      timed_out = ${p.timedOut}::boolean, ended_at = now(), lease_expires_at = NULL
+      timed_out = ${p.timedOut}::boolean, ended_at = now(), lease_expires_at = NULL,
+      -- A handler's success is told by the row (cyclone_history): its event's id, no event row.
+      completed_event_id = CASE WHEN ${p.countAttempt}::boolean THEN nextval(${t.eventIds})
+                                ELSE s.completed_event_id END
   FROM input c
   -- A wait node holds no claim: its token is null on both sides.
   WHERE s.id = ANY(${p.stepIds}::uuid[]) AND s.id = c.id
@@ -98,10 +106,12 @@ WITH input AS (
   WHERE r.id = p.run_id
   RETURNING r.id, r.state, r.open_steps, r.parent_run_id, p.has_items, r.definition_hash
 ), dep_hits AS (
+  -- The workflow runs' ids once (an init plan), not a nested loop over the batch's runs for each
+  -- completion: a batch of standalone jobs, which have no dependents, probes nothing.
   SELECT d.id, count(*)::int AS n
-  FROM done JOIN run_upd ru ON ru.id = done.run_id AND ru.definition_hash IS NOT NULL
-  JOIN ${t.steps} d ON d.run_id = done.run_id AND done.node = ANY(d.depends_on)
-  WHERE done.node_type <> 'item' AND d.item_index IS NULL
+  FROM done JOIN ${t.steps} d ON d.run_id = done.run_id AND done.node = ANY(d.depends_on)
+  WHERE done.run_id = ANY(ARRAY(SELECT id FROM run_upd WHERE definition_hash IS NOT NULL))
+    AND done.node_type <> 'item' AND d.item_index IS NULL
   GROUP BY d.id
 ), promoted AS (
   UPDATE ${t.steps} d
@@ -132,18 +142,19 @@ WITH input AS (
   ${recordEvents(
     t,
     {
-      // No run_completed row: a completed run's row tells it (tables/events/run-row-events.ts).
+      // Only nodes no worker runs store their completion (a wait's, a child's, a fan-out's); a
+      // handler's success and a completed run (run_completed) are told by their rows.
       source: 'done',
+      where: `NOT ${p.countAttempt}::boolean`,
       type: `${p.completeEventType}::text`,
       from: `${p.completeEventFrom}::text`,
       to: `${p.completeToState}::text`,
       trigger: `${p.completeTrigger}::text`,
-      detail: `CASE WHEN ${p.countAttempt}::boolean THEN jsonb_build_object('attempt', attempts) END`,
     },
     {
       source: 'promoted',
       where: `state = ${p.promoteToState}::text`,
-      type: eventTypeSql(EventType.StepReady),
+      type: sqlConstant(EventType.StepReady),
       from: `${p.promoteEventFrom}::text`,
       to: `${p.promoteToState}::text`,
       trigger: `${p.promoteTrigger}::text`,

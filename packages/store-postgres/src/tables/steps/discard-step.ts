@@ -2,6 +2,7 @@ import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import { recordEvents } from '../events/record-events.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
+import { storedClaimEvent } from '../events/claim-event.js';
 
 /** A discard of a running step and the change it makes. */
 export interface DiscardStepParams extends SingleFromChangeParams {
@@ -48,7 +49,7 @@ WITH gone AS (
   WHERE s.id = ${p.stepId} AND s.claim_token = ${p.claimToken}
     AND s.state = ANY(${p.fromStates}::text[])
     AND (NOT ${p.requireExpiredLease}::boolean OR s.lease_expires_at < now())
-  RETURNING s.id, s.run_id, s.node, s.attempts, s.started_at
+  RETURNING s.id, s.run_id, s.node, s.attempts, s.started_at, s.started_event_id, s.claimed_by
 ), counted AS (
   UPDATE ${t.runs} r
   SET open_steps = r.open_steps - 1,
@@ -57,15 +58,19 @@ WITH gone AS (
                                            WHERE x.run_id = r.id))
   FROM gone WHERE r.id = gone.run_id
 ), events AS (
-  ${recordEvents(t, {
-    source: 'gone',
-    type: `${p.eventType}::text`,
-    from: `${p.eventFrom}::text`,
-    to: `${p.toState}::text`,
-    trigger: `${p.trigger}::text`,
-    errorKind: `${p.errorKind}::text`,
-    detail: `${p.detail}`,
-  })}
+  ${recordEvents(
+    t,
+    storedClaimEvent('gone', `attempts + CASE WHEN ${p.chargeAttempt}::boolean THEN 0 ELSE 1 END`),
+    {
+      source: 'gone',
+      type: `${p.eventType}::text`,
+      from: `${p.eventFrom}::text`,
+      to: `${p.toState}::text`,
+      trigger: `${p.trigger}::text`,
+      errorKind: `${p.errorKind}::text`,
+      detail: `${p.detail}`,
+    },
+  )}
 )
 SELECT id, run_id, node, attempts FROM gone
 `,

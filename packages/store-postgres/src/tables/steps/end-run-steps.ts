@@ -3,6 +3,7 @@ import { defineStatement } from '../../db/statement.js';
 import { stepsEndedNotice } from './steps-ended-notice.js';
 import { recordEvents } from '../events/record-events.js';
 import type { ChangeParams } from '../transitions/change-params.js';
+import { storedClaimEvent, wasRunning } from '../events/claim-event.js';
 
 /** The run whose open steps to end, and the change that ends them. */
 export interface EndRunStepsParams extends ChangeParams {
@@ -38,13 +39,13 @@ WITH ended AS (
       error_kind = coalesce(${p.errorKind}::text, s.error_kind),
       error = CASE WHEN ${p.errorKind}::text IS NULL THEN s.error ELSE ${p.error}::text END
   WHERE s.run_id = ${p.runId} AND s.state = ANY(${p.fromStates}::text[])
-  RETURNING s.id, s.run_id, s.node, s.child_run_id,
-            (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
+  RETURNING s.id, s.run_id, s.node, s.child_run_id, s.attempts, s.started_event_id, s.started_at,
+            s.claimed_by, (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
 ), counted AS (
   UPDATE ${t.runs} r SET open_steps = greatest(0, r.open_steps - (SELECT count(*) FROM ended))
   WHERE r.id = ${p.runId} AND EXISTS (SELECT 1 FROM ended)
 ), events AS (
-  ${recordEvents(t, {
+  ${recordEvents(t, storedClaimEvent('ended', 'attempts + 1', wasRunning), {
     source: 'ended',
     type: `${p.eventType}::text`,
     from: 'from_state',

@@ -1,7 +1,7 @@
 import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
-import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import { sqlConstant, recordEvents } from '../events/record-events.js';
 import type { ChangeParams } from '../transitions/change-params.js';
 
 /** The run whose claimable and waiting steps to pause, and the change that pauses them. */
@@ -24,7 +24,7 @@ WITH paused AS (
 ), events AS (
   ${recordEvents(t, {
     source: 'paused',
-    type: eventTypeSql(EventType.StepPaused),
+    type: sqlConstant(EventType.StepPaused),
     from: 'from_state',
     to: `${p.toState}::text`,
     trigger: `${p.trigger}::text`,

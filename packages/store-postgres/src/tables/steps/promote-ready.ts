@@ -3,7 +3,7 @@ import { Channels } from '../../db/channels.js';
 import { NodeType, StepState, StepTrigger, stepChange, EventType } from '@cyclone/core';
 import { defineStatement } from '../../db/statement.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
-import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import { sqlConstant, recordEvents } from '../events/record-events.js';
 
 /** A task whose last dependency completed: 'pending -> available' by `promote`. */
 export const promoteTask = stepChange(StepTrigger.Promote, StepState.Available, NodeType.Task);
@@ -38,7 +38,7 @@ WITH promoted AS (
 ), events AS (
   ${recordEvents(t, {
     source: 'promoted',
-    type: eventTypeSql(EventType.StepReady),
+    type: sqlConstant(EventType.StepReady),
     from: `${p.eventFrom}::text`,
     to: `${p.toState}::text`,
     trigger: `${p.trigger}::text`,

@@ -2,8 +2,9 @@ import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
-import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import { sqlConstant, recordEvents } from '../events/record-events.js';
 import type { Prefixed, SingleFromChangeParams } from '../transitions/change-params.js';
+import { storedClaimEvent } from '../events/claim-event.js';
 
 /** The sweep's bound and the two reclaim changes. */
 export interface ReclaimExpiredLeasesParams
@@ -49,15 +50,16 @@ WITH expired AS (
   WHERE s.id = e.id AND l.id = e.run_id AND s.lease_expires_at < now()
     AND s.state = ANY(CASE WHEN l.paused THEN ${p.pausedFromStates}::text[]
                            ELSE ${p.fromStates}::text[] END)
-  RETURNING s.id, s.run_id, s.node, s.kind, s.state, s.reclaims, s.claimed_by, l.paused
+  RETURNING s.id, s.run_id, s.node, s.kind, s.state, s.reclaims, s.claimed_by, l.paused,
+            s.attempts, s.started_event_id, s.started_at
 ), counted AS (
   UPDATE ${t.runs} r SET reclaim_count = r.reclaim_count + m.n
   FROM (SELECT run_id, count(*)::int AS n FROM moved GROUP BY run_id) m
   WHERE r.id = m.run_id
 ), events AS (
-  ${recordEvents(t, {
+  ${recordEvents(t, storedClaimEvent('moved', 'attempts + 1'), {
     source: 'moved',
-    type: eventTypeSql(EventType.StepReclaimed),
+    type: sqlConstant(EventType.StepReclaimed),
     from: `CASE WHEN paused THEN ${p.pausedEventFrom}::text ELSE ${p.eventFrom}::text END`,
     to: 'state',
     trigger: `CASE WHEN paused THEN ${p.pausedTrigger}::text ELSE ${p.trigger}::text END`,

@@ -1,7 +1,7 @@
 import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
-import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import { sqlConstant, recordEvents } from '../events/record-events.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
 
 /** The cancelled steps a retry reopens, and the change that reopens them. */
@@ -33,7 +33,7 @@ WITH reopened AS (
 ), events AS (
   ${recordEvents(t, {
     source: 'reopened',
-    type: eventTypeSql(EventType.StepReopened),
+    type: sqlConstant(EventType.StepReopened),
     from: `${p.eventFrom}::text`,
     to: `${p.toState}::text`,
     trigger: `${p.trigger}::text`,

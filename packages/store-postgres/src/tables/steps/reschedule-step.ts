@@ -3,6 +3,7 @@ import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
 import { recordEvents } from '../events/record-events.js';
 import type { Prefixed, SingleFromChangeParams } from '../transitions/change-params.js';
+import { storedClaimEvent } from '../events/claim-event.js';
 
 /**
  * A step given back to the queue: the change into `available` (a running run), and under
@@ -60,20 +61,25 @@ WITH run AS (
   WHERE s.id = ${p.stepId} AND s.claim_token = ${p.claimToken} AND s.run_id = run.id
     AND s.state = ANY(CASE WHEN run.paused THEN ${p.pausedFromStates}::text[]
                            ELSE ${p.fromStates}::text[] END)
-  RETURNING s.id, s.run_id, s.node, s.kind, s.state, s.attempts, s.scheduled_at, run.paused
+  RETURNING s.id, s.run_id, s.node, s.kind, s.state, s.attempts, s.scheduled_at, run.paused,
+            s.started_event_id, s.started_at, s.claimed_by
 ), counted AS (
   UPDATE ${t.runs} r SET failure_count = r.failure_count + 1
   FROM moved WHERE r.id = moved.run_id AND ${p.chargeAttempt}::boolean
 ), events AS (
-  ${recordEvents(t, {
-    source: 'moved',
-    type: `${p.eventType}::text`,
-    from: `CASE WHEN paused THEN ${p.pausedEventFrom}::text ELSE ${p.eventFrom}::text END`,
-    to: 'state',
-    trigger: `CASE WHEN paused THEN ${p.pausedTrigger}::text ELSE ${p.trigger}::text END`,
-    errorKind: `${p.errorKind}::text`,
-    detail: `${p.detail}`,
-  })}
+  ${recordEvents(
+    t,
+    storedClaimEvent('moved', `attempts + CASE WHEN ${p.chargeAttempt}::boolean THEN 0 ELSE 1 END`),
+    {
+      source: 'moved',
+      type: `${p.eventType}::text`,
+      from: `CASE WHEN paused THEN ${p.pausedEventFrom}::text ELSE ${p.eventFrom}::text END`,
+      to: 'state',
+      trigger: `CASE WHEN paused THEN ${p.pausedTrigger}::text ELSE ${p.trigger}::text END`,
+      errorKind: `${p.errorKind}::text`,
+      detail: `${p.detail}`,
+    },
+  )}
 ), notified AS (
   SELECT pg_notify('${Channels.stepsAvailable}', kind) FROM moved
   WHERE NOT paused AND scheduled_at <= now()

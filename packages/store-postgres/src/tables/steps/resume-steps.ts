@@ -2,7 +2,7 @@ import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
-import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import { sqlConstant, recordEvents } from '../events/record-events.js';
 
 /** A resumed run's paused steps, the four resume changes, and the node types each applies to. */
 export interface ResumeStepsParams {
@@ -46,7 +46,7 @@ WITH resumed AS (
 ), events AS (
   ${recordEvents(t, {
     source: 'resumed',
-    type: eventTypeSql(EventType.StepResumed),
+    type: sqlConstant(EventType.StepResumed),
     from: 'from_state',
     to: 'state',
     trigger: `${p.trigger}::text`,

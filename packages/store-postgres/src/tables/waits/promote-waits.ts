@@ -2,7 +2,7 @@ import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
-import { eventTypeSql, recordEvents } from '../events/record-events.js';
+import { sqlConstant, recordEvents } from '../events/record-events.js';
 
 /** The wait nodes of a run to promote, and the change that promotes them. */
 export interface PromoteWaitsParams extends SingleFromChangeParams {
@@ -47,7 +47,7 @@ WITH promoted AS (
 ), events AS (
   ${recordEvents(t, {
     source: 'promoted',
-    type: eventTypeSql(EventType.StepWaiting),
+    type: sqlConstant(EventType.StepWaiting),
     from: `${p.eventFrom}::text`,
     to: `${p.toState}::text`,
     trigger: `${p.trigger}::text`,
