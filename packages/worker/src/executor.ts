@@ -6,6 +6,7 @@ import { decideOutcome, type HandlerResult, type OutcomeOptions } from './outcom
 import type { Recorder } from './recorder.js';
 import type { Handler, StepContext } from './step-context.js';
 import type { StepMetrics } from './step-metrics.js';
+import { StepAbort } from './step-abort.js';
 import { traceStep } from './tracing.js';
 
 /** What an {@link Executor} is wired to. */
@@ -47,7 +48,7 @@ export class Executor {
 
   /** Starts a claimed step's handler in a free slot. */
   launch(step: ClaimedStep): void {
-    const controller = new AbortController();
+    const controller = new StepAbort();
     let settle!: () => void;
     const handlerSettled = new Promise<void>((resolve) => (settle = resolve));
     const entry: InFlight = { step, controller, handlerSettled };
@@ -93,19 +94,26 @@ export class Executor {
 
   private async execute(entry: InFlight, settle: () => void): Promise<void> {
     const { step } = entry;
-    const log = this.options.logger.child({
-      runId: step.runId,
-      stepId: step.id,
-      node: step.node,
-      kind: step.kind,
-    });
+    // The step's child logger is made on first use: binding its fields costs more than the rest
+    // of a step's bookkeeping, and a step that succeeds usually logs nothing.
+    let child: Logger | undefined;
+    const log = () =>
+      (child ??= this.options.logger.child({
+        runId: step.runId,
+        stepId: step.id,
+        node: step.node,
+        kind: step.kind,
+      }));
     const startedAt = performance.now();
     const result = await traceStep(step, () => this.run(entry, log, settle));
     const handlerMs = performance.now() - startedAt;
     this.options.onHandlerTime(handlerMs);
     this.options.metrics.handlerFinished(step.kind, handlerMs);
     if (entry.lost) {
-      log.warn({ reason: entry.lost }, 'step no longer held by this worker; its result is dropped');
+      log().warn(
+        { reason: entry.lost },
+        'step no longer held by this worker; its result is dropped',
+      );
       return;
     }
     this.freeSlot(entry);
@@ -117,7 +125,11 @@ export class Executor {
   }
 
   /** Calls the handler; resolves with what it returned or threw, or the timeout. Never rejects. */
-  private async run(entry: InFlight, log: Logger, settle: () => void): Promise<HandlerResult> {
+  private async run(
+    entry: InFlight,
+    log: () => Logger,
+    settle: () => void,
+  ): Promise<HandlerResult> {
     const { step, controller } = entry;
     const handler = this.options.handlers.get(step.kind);
     let timer: NodeJS.Timeout | undefined;
@@ -134,12 +146,13 @@ export class Executor {
         item: step.item ?? undefined,
         index: step.itemIndex ?? undefined,
         attempt: step.attempts + 1,
-        // Made on first read: most handlers never look, and a signal costs more to make than
-        // the rest of the context (an abort before any read still reaches a later read).
+        // Both made on first read (StepAbort, the child logger): most handlers never look.
         get signal() {
           return controller.signal;
         },
-        logger: log,
+        get logger() {
+          return log();
+        },
       };
       const running = Promise.resolve().then(() => handler(ctx));
       void running.then(settle, settle);

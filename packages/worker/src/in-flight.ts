@@ -1,4 +1,5 @@
 import type { ClaimedStep } from '@cyclone/store-postgres';
+import type { StepAbort } from './step-abort.js';
 
 /** Why this worker no longer holds a step whose handler may still be running. */
 export type LostReason =
@@ -12,7 +13,7 @@ export type LostReason =
 /** A step whose handler is running. */
 export interface InFlight {
   readonly step: ClaimedStep;
-  readonly controller: AbortController;
+  readonly controller: StepAbort;
   /** Settles when the handler itself settles (a fired timeout does not settle it). */
   readonly handlerSettled: Promise<void>;
   /** Set when the worker no longer holds the step: its result must not be recorded. */

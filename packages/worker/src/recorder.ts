@@ -59,9 +59,9 @@ export class Recorder {
   }
 
   /** Records the outcome of one attempt. Never rejects: what cannot be written is logged. */
-  record(step: ClaimedStep, outcome: StepOutcome, log: Logger): Promise<void> {
+  record(step: ClaimedStep, outcome: StepOutcome, log: () => Logger): Promise<void> {
     const write = this.write(step, outcome, log).catch((error: unknown) => {
-      log.error(
+      log().error(
         { error: loggableError(error) },
         'recording the outcome failed; the lease will expire and the step be reclaimed',
       );
@@ -76,7 +76,7 @@ export class Recorder {
     while (this.writes.size > 0) await Promise.all([...this.writes]);
   }
 
-  private async write(step: ClaimedStep, outcome: StepOutcome, log: Logger): Promise<void> {
+  private async write(step: ClaimedStep, outcome: StepOutcome, log: () => Logger): Promise<void> {
     const attempt = step.attempts + 1;
     if (outcome.type === 'complete') {
       let accepted: boolean;
@@ -97,8 +97,9 @@ export class Recorder {
       }
       if (accepted) this.metrics.completed(step.kind);
       else this.metrics.dropped(step.kind);
-      if (accepted) log.debug({ attempt }, 'step completed');
-      else log.warn({ attempt }, 'stale completion dropped: the claim moved on');
+      if (accepted && this.logger.isLevelEnabled('debug'))
+        log().debug({ attempt }, 'step completed');
+      else log().warn({ attempt }, 'stale completion dropped: the claim moved on');
       return;
     }
     if (outcome.type === 'snooze') {
@@ -108,13 +109,13 @@ export class Recorder {
       );
       if (held) this.metrics.snoozed(step.kind);
       else this.metrics.dropped(step.kind);
-      if (!held) log.warn('stale snooze dropped: the claim moved on');
+      if (!held) log().warn('stale snooze dropped: the claim moved on');
       return;
     }
     await this.fail(step, outcome, log);
   }
 
-  private async fail(step: ClaimedStep, outcome: Failed, log: Logger): Promise<void> {
+  private async fail(step: ClaimedStep, outcome: Failed, log: () => Logger): Promise<void> {
     const attempt = step.attempts + 1;
     let result;
     try {
@@ -144,11 +145,11 @@ export class Recorder {
     if (result === 'fenced') this.metrics.dropped(step.kind);
     else this.metrics.failed(step.kind, result);
     if (result === 'fenced') {
-      log.warn({ attempt }, 'stale failure dropped: the claim moved on');
+      log().warn({ attempt }, 'stale failure dropped: the claim moved on');
       return;
     }
     const { name, code, message } = outcome.error;
-    log.info(
+    log().info(
       {
         attempt,
         outcome: result,
@@ -174,7 +175,7 @@ export class Recorder {
     step: ClaimedStep,
     what: string,
     refusal: unknown,
-    log: Logger,
+    log: () => Logger,
   ): Promise<void> {
     // What Postgres said, not the store's wrapper of it.
     const refused = loggableError(driverErrorOf(refusal));
@@ -186,7 +187,7 @@ export class Recorder {
       ),
       ReasonBytes,
     );
-    log.error({ error: refused }, `${what}; discarding the step`);
+    log().error({ error: refused }, `${what}; discarding the step`);
     const result = await retryTransient(
       () =>
         this.store.fail({
@@ -203,6 +204,6 @@ export class Recorder {
     );
     if (result === 'fenced') this.metrics.dropped(step.kind);
     else this.metrics.failed(step.kind, result);
-    if (result === 'fenced') log.warn('stale failure dropped: the claim moved on');
+    if (result === 'fenced') log().warn('stale failure dropped: the claim moved on');
   }
 }
