@@ -222,6 +222,8 @@ export class Client extends RunInspection {
       deadlineMs:
         opts.runDeadline === undefined ? null : toMilliseconds(opts.runDeadline, 'runDeadline'),
       maxReclaims: opts.maxReclaims ?? null,
+      concurrencyKey: opts.concurrencyKey ?? null,
+      priority: opts.priority ?? 0,
     };
   }
 

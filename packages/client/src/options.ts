@@ -3,6 +3,7 @@ import {
   assertTextValue,
   encodePayload,
   isDuration,
+  MaxConcurrencyKeyLength,
   NamePattern,
   textValue,
   ValidationError,
@@ -34,6 +35,19 @@ export interface RunOptions {
   readonly idempotencyKey?: string;
   /** Insert inside the caller's own transaction (a client with `BEGIN` issued). */
   readonly tx?: Queryable;
+  /**
+   * The concurrency key of the run's steps whose node names no `concurrencyKey` path (a job's
+   * step): what a per-key concurrency cap or rate limit of their kind counts by. A string of 1 to
+   * `MaxConcurrencyKeyLength` (512) characters.
+   * @defaultValue no key: such steps form one group of their own
+   */
+  readonly concurrencyKey?: string;
+  /**
+   * The priority of the run's steps whose node sets none (a job's step): among claimable steps of
+   * a kind, a higher priority is claimed first, then the oldest. Any safe integer.
+   * @defaultValue 0
+   */
+  readonly priority?: number;
 }
 
 /** Options of `submit` and `submitMany`. */
@@ -66,6 +80,12 @@ const runOptionsShape = {
     maxLength: MaxIdempotencyKeyLength,
   }).optional(),
   tx: queryable.optional(),
+  concurrencyKey: textValue('a concurrency key', { maxLength: MaxConcurrencyKeyLength }).optional(),
+  priority: z
+    .custom<number>((v) => Number.isSafeInteger(v), {
+      message: 'expected a priority: a safe integer (higher is claimed first; default 0)',
+    })
+    .optional(),
 };
 
 const submitOptionsSchema = z.object(runOptionsShape).strict();

@@ -138,6 +138,8 @@ function handlerFields(
     maxAttempts?: number | undefined;
     timeout?: Duration | undefined;
     backoff?: BackoffOptions | undefined;
+    concurrencyKey?: string | undefined;
+    priority?: number | undefined;
   },
   context: BuildContext,
 ) {
@@ -152,6 +154,8 @@ function handlerFields(
     maxAttempts: options.maxAttempts ?? context.defaults.maxAttempts,
     timeoutMs: ms(options.timeout) ?? context.defaults.timeoutMs,
     backoff,
+    concurrencyKey: options.concurrencyKey,
+    priority: options.priority,
   };
 }
 

@@ -11,6 +11,7 @@ import {
   type WorkflowDefinition,
   type WorkflowNodeType,
 } from './definition-types.js';
+import { dotPathSchema, prioritySchema } from './flow-control.js';
 
 // ---------------------------------------------------------------------------------------------
 // Schema pieces. Each carries its own message ("expected ..., got ...") so issues read the same
@@ -127,6 +128,8 @@ export const handlerFields = {
   maxAttempts: wholeNumberSchema(1, MaxCount),
   timeoutMs: wholeNumberSchema(1, MaxTimeoutMs, 'a timeout in milliseconds').optional(),
   backoff: backoffPolicySchema,
+  concurrencyKey: dotPathSchema.optional(),
+  priority: prioritySchema.optional(),
 };
 
 export const maxWaitMs = wholeNumberSchema(1, MaxWaitMs, 'a wait in milliseconds').optional();

@@ -69,6 +69,10 @@ export interface HandlerFields {
   readonly timeoutMs?: number;
   /** Delay between attempts. */
   readonly backoff: BackoffPolicy;
+  /** A dot path into the run input whose value is the step's concurrency key. */
+  readonly concurrencyKey?: string;
+  /** Claimed before the steps of the kind with a lower priority (default 0). */
+  readonly priority?: number;
 }
 
 /** A task node: one handler call per attempt. */

@@ -19,6 +19,13 @@ export * from './limits.js';
 export * from './status.js';
 export * from './triggers.js';
 export * from './event-types.js';
+export {
+  isDotPath,
+  keyAtPath,
+  valueAtPath,
+  MaxDotPathLength,
+  MaxConcurrencyKeyLength,
+} from './flow-control.js';
 export * from './transitions.js';
 export * from './propose.js';
 export * from './run-outcome.js';

@@ -12,6 +12,7 @@ import {
   workflowNameSchema,
 } from './definition.js';
 import { type Duration, isDuration, toMilliseconds } from './duration.js';
+import { dotPathSchema, prioritySchema } from './flow-control.js';
 
 /** The zod schemas that check the builder's options, strictly: a typo such as `maxAttempt` is reported. */
 // ---------------------------------------------------------------------------------------------
@@ -57,6 +58,8 @@ export const handlerShape = {
   maxAttempts: wholeNumberSchema(1, MaxCount).optional(),
   timeout: durationSchema(1, MaxTimeoutMs, 'a timeout').optional(),
   backoff: backoffOptionsSchema,
+  concurrencyKey: dotPathSchema.optional(),
+  priority: prioritySchema.optional(),
 };
 
 export const maxWait = durationSchema(1, MaxWaitMs, 'a maximum wait').optional();

@@ -62,6 +62,19 @@ export interface TaskOptions<Names extends string = string> extends NodeOptions<
   readonly timeout?: Duration;
   /** Delay between attempts; unset fields come from the workflow's defaults, then `DefaultBackoff`. */
   readonly backoff?: BackoffOptions;
+  /**
+   * A dot path into the run input (`'customerId'`, `'order.customer.id'`) whose value is the step's
+   * concurrency key, which a per-key concurrency cap or rate limit of the kind counts by. A run
+   * input without the field gives no key. Wins over `submit`'s `concurrencyKey`.
+   * @defaultValue `submit`'s `concurrencyKey`, else no key
+   */
+  readonly concurrencyKey?: string;
+  /**
+   * Among claimable steps of the kind, a higher priority is claimed first, then the oldest; any
+   * safe integer. Wins over `submit`'s `priority`.
+   * @defaultValue `submit`'s `priority`, else 0
+   */
+  readonly priority?: number;
 }
 
 /** Options of `fanOut`. */

@@ -1,5 +1,3 @@
-import type pg from 'pg';
-import type { PostgresStoreOptions } from './store-options.js';
 import type {
   NodeFacts,
   RunStatus,
@@ -9,6 +7,9 @@ import type {
 } from '@cyclone/core';
 import type {
   BackfillResult,
+  ConcurrencyLimitSetting,
+  KindLimits,
+  RateLimitSetting,
   ClaimRequest,
   ClaimedStep,
   Completion,
@@ -38,19 +39,13 @@ import type {
   SignalDelivery,
   SignalReceipt,
   StoreListener,
-  StoreLogger,
   SubmittedRun,
   Subscription,
   UnservedStepsSweep,
 } from './contract/index.js';
-import { processWarningLogger } from './contract/store-logger.js';
 import { databaseNow } from './db/database-now.js';
-import { describePool } from './db/describe-pool.js';
-import { toStoreError, type DatabaseTarget } from './db/driver-errors.js';
-import { Executor } from './db/executor.js';
-import { StatementCompiler } from './db/statement.js';
 import { subscribe } from './db/subscribe.js';
-import { tablesIn, type Tables } from './db/tables.js';
+import { StoreBase } from './store-base.js';
 import { claim } from './execution/claim.js';
 import { completeAll } from './execution/complete.js';
 import { fail } from './execution/fail.js';
@@ -62,9 +57,9 @@ import { failUnservedSteps } from './maintenance/fail-unserved-steps.js';
 import { fireDueWaits } from './maintenance/fire-due-waits.js';
 import { reclaimExpired } from './maintenance/reclaim-expired.js';
 import { checkSchema } from './migration/check-schema.js';
-import { defaultMigrationsFolder } from './migration/migrate.js';
 import { cancelRun } from './operator/cancel-run.js';
 import { listExhausted } from './operator/list-exhausted.js';
+import { listLimits, removeLimit, setConcurrencyLimit, setRateLimit } from './operator/limits.js';
 import { pauseRun } from './operator/pause-run.js';
 import { redrive } from './operator/redrive.js';
 import { resumeRun } from './operator/resume-run.js';
@@ -84,9 +79,7 @@ import {
   resumeSchedule,
   upsertSchedule,
 } from './schedules/schedule-commands.js';
-import { settleFollowUps } from './settlement/settle-follow-ups.js';
 import { settlePending } from './settlement/settle-pending.js';
-import type { Settled } from './settlement/settled.js';
 import { deliverSignal } from './submission/deliver-signal.js';
 import { submit } from './submission/submit.js';
 import { deleteFinishedRuns } from './tables/runs/delete-finished-runs.js';
@@ -106,27 +99,7 @@ import { registerWorkflows } from './tables/workflows/register-workflows.js';
  * Every state write is one of core's transitions, fenced by the states the table allows (and, for
  * a worker's writes, by its claim token), and commits together with its events.
  */
-export class PostgresStore implements CycloneStore {
-  /** The qualified names of the store's tables. */
-  readonly tables: Tables;
-  private readonly pool: pg.Pool;
-  private readonly exec: Executor;
-  private readonly target: DatabaseTarget;
-  private readonly migrationsFolder: string;
-  private readonly logger: StoreLogger;
-
-  constructor(options: PostgresStoreOptions) {
-    this.pool = options.pool;
-    this.tables = tablesIn(options.schema);
-    this.exec = new Executor(this.pool, new StatementCompiler(this.tables), this.pool);
-    this.target = {
-      description: describePool(options.pool, options.connectionString),
-      schema: this.tables.schema,
-    };
-    this.migrationsFolder = options.migrationsFolder ?? defaultMigrationsFolder();
-    this.logger = options.logger ?? processWarningLogger;
-  }
-
+export class PostgresStore extends StoreBase implements CycloneStore {
   submit(runs: readonly NewRun[], tx?: Queryable): Promise<SubmittedRun[]> {
     const db = tx ? this.exec.on(tx) : this.exec;
     return this.settled('submit', () => submit(db, runs, tx !== undefined));
@@ -232,6 +205,22 @@ export class PostgresStore implements CycloneStore {
     return this.guard('listExhausted', () => listExhausted(this.exec, query));
   }
 
+  setConcurrencyLimit(limit: ConcurrencyLimitSetting): Promise<void> {
+    return this.guard('setConcurrencyLimit', () => setConcurrencyLimit(this.exec, limit));
+  }
+
+  setRateLimit(limit: RateLimitSetting): Promise<void> {
+    return this.guard('setRateLimit', () => setRateLimit(this.exec, limit));
+  }
+
+  removeLimit(kind: string, which: 'concurrency' | 'rate'): Promise<boolean> {
+    return this.guard('removeLimit', () => removeLimit(this.exec, kind, which));
+  }
+
+  listLimits(): Promise<KindLimits[]> {
+    return this.guard('listLimits', () => listLimits(this.exec));
+  }
+
   redrive(query: RedriveQuery = {}): Promise<RedriveResult> {
     return this.settled('redrive', () => redrive(this.exec, query));
   }
@@ -322,25 +311,5 @@ export class PostgresStore implements CycloneStore {
 
   subscribe(listener: StoreListener): Promise<Subscription> {
     return this.guard('subscribe', () => subscribe(this.pool, listener));
-  }
-
-  /** Runs one operation and maps whatever the driver threw to a typed error (see `toStoreError`). */
-  private async guard<T>(operation: string, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      throw toStoreError(error, operation, this.target);
-    }
-  }
-
-  /**
-   * Runs an operation that may leave runs in the settlement outbox, then settles them: the one
-   * after-commit step of the store. A settlement that fails there is logged and left to the
-   * `settle-pending` scanner; the operation's result stands.
-   */
-  private async settled<T>(operation: string, work: () => Promise<Settled<T>>): Promise<T> {
-    const { value, followUps } = await this.guard(operation, work);
-    if (followUps.length > 0) await settleFollowUps(this.exec, followUps, this.logger);
-    return value;
   }
 }

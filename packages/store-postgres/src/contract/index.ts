@@ -13,6 +13,7 @@ import type { OperatorCommands } from './operator-store.js';
 import type { ScheduleCommands } from './schedule-store.js';
 import type { QueueMetricsReads } from './queue-metrics-reads.js';
 import type { MetricsReads } from './metrics-store.js';
+import type { LimitCommands } from './limit-store.js';
 
 export type * from './worker-store.js';
 export type * from './new-run.js';
@@ -26,10 +27,12 @@ export type * from './schema-check.js';
 export type * from './schedule-store.js';
 export type * from './queue-metrics-reads.js';
 export type * from './metrics-store.js';
+export type * from './limit-store.js';
 
 /** What `@cyclone/client` uses. */
 export type ClientStore = RunCommands &
   OperatorCommands &
+  LimitCommands &
   RunReads &
   ScheduleCommands &
   QueueMetricsReads &
@@ -40,6 +43,7 @@ export type ClientStore = RunCommands &
 export type CycloneStore = WorkerStore &
   RunCommands &
   OperatorCommands &
+  LimitCommands &
   RunReads &
   MaintenanceStore &
   ScheduleCommands &

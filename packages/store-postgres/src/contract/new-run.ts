@@ -20,6 +20,10 @@ export interface NewStep {
   readonly maxWaitMs: number | null;
   readonly waitForMs: number | null;
   readonly maxParallel: number | null;
+  /** The key a per-key concurrency cap or rate limit counts the step by; null for none. */
+  readonly concurrencyKey: string | null;
+  /** Among claimable steps of the kind, higher is claimed first. */
+  readonly priority: number;
 }
 
 /** A run to insert at submit, with all of its steps. */
@@ -48,6 +52,10 @@ export interface NewRunOptions {
   readonly parentRunId?: string | null;
   readonly parentStepId?: string | null;
   readonly traceContext?: Readonly<Record<string, string>> | null;
+  /** The concurrency key of the run's steps whose node names no key path. */
+  readonly concurrencyKey?: string | null;
+  /** The priority of the run's steps whose node sets none. @defaultValue 0 */
+  readonly priority?: number;
 }
 
 /** Options of a standalone job. */

@@ -23,6 +23,8 @@ export interface Tables {
   readonly leaders: string;
   readonly workers: string;
   readonly settlements: string;
+  readonly limits: string;
+  readonly rateStarts: string;
   /** Where `migrate()` records the applied migrations. */
   readonly migrations: string;
 }
@@ -44,6 +46,8 @@ export function tablesIn(schema = 'public'): Tables {
     leaders: q('cyclone_leaders'),
     workers: q('cyclone_workers'),
     settlements: q('cyclone_settlements'),
+    limits: q('cyclone_limits'),
+    rateStarts: q('cyclone_rate_starts'),
     migrations: q('cyclone_migrations'),
   };
 }

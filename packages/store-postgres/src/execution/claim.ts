@@ -1,18 +1,45 @@
 import type { ClaimedStep, ClaimRequest } from '../contract/worker-store.js';
 import type { Executor } from '../db/executor.js';
-import { claimChangeParams } from '../tables/steps/claim-change.js';
+import { claimChangeParams, type ClaimedStepRow } from '../tables/steps/claim-change.js';
+import { claimLimitedSteps } from '../tables/steps/claim-limited-steps.js';
 import { claimSteps } from '../tables/steps/claim-steps.js';
 
-/** Claims available steps of the given kinds for a worker. */
+/** Most claimable steps a limited kind's claim looks at beyond what it may take. */
+const LimitedScanExtra = 1_000;
+
+/**
+ * Claims claimable steps of the given kinds for a worker: those of kinds without a flow limit in
+ * one statement, then, when some asked-for kinds have one, each of those in a statement that
+ * counts within its limit (`claimLimitedSteps`), while the claim's `limit` is not reached.
+ */
 export async function claim(db: Executor, request: ClaimRequest): Promise<ClaimedStep[]> {
   if (request.kinds.length === 0 || request.limit <= 0) return [];
+  const change = claimChangeParams(request.workerId);
   const rows = await claimSteps(db, {
-    ...claimChangeParams(request.workerId),
+    ...change,
     kinds: request.kinds,
     limit: request.limit,
     leaseMs: request.leaseMs,
   });
-  return rows.map((r) => ({
+  const claimed: ClaimedStep[] = [];
+  for (const row of rows) if (row.id !== null) claimed.push(toClaimedStep(row as ClaimedStepRow));
+  for (const kind of rows[0]?.limited_kinds ?? []) {
+    const limit = request.limit - claimed.length;
+    if (limit <= 0) break;
+    const limited = await claimLimitedSteps(db, {
+      ...change,
+      kind,
+      limit,
+      leaseMs: request.leaseMs,
+      scan: limit + LimitedScanExtra,
+    });
+    for (const row of limited) claimed.push(toClaimedStep(row));
+  }
+  return claimed;
+}
+
+function toClaimedStep(r: ClaimedStepRow): ClaimedStep {
+  return {
     id: r.id,
     runId: r.run_id,
     node: r.node,
@@ -32,5 +59,5 @@ export async function claim(db: Executor, request: ClaimRequest): Promise<Claime
     itemIndex: r.item_index,
     traceContext: r.trace_context,
     queueWaitMs: r.queue_wait_ms,
-  }));
+  };
 }

@@ -24,4 +24,5 @@ export { cycloneScheduleFires, FIRE_OUTCOMES } from './schedule-fires.js';
 export { cycloneLeaders } from './leases.js';
 export { cycloneWorkers } from './workers.js';
 export { cycloneSettlements } from './settlements.js';
+export { cycloneLimits, cycloneRateStarts } from './limits.js';
 export type { RowOf, RunRecord, StepRecord, EventRecord } from './rows.js';

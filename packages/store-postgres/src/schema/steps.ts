@@ -87,6 +87,13 @@ export const cycloneSteps = pgTable(
     startedEventId: bigint('started_event_id', { mode: 'number' }),
     /** The id of the `step_completed` event of a handler's success, which the row tells. */
     completedEventId: bigint('completed_event_id', { mode: 'number' }),
+    /**
+     * The key a per-key concurrency cap or rate limit of the kind counts the step by (from the
+     * node's `concurrencyKey` path into the run input, or the submit's); null for none.
+     */
+    concurrencyKey: text('concurrency_key'),
+    /** Claimed before the available steps of the kind with a lower priority. */
+    priority: integer('priority').notNull().default(0),
   },
   (t) => [
     check('cyclone_steps_state_check', oneOf('state', STEP_STATES)),
@@ -98,11 +105,17 @@ export const cycloneSteps = pgTable(
     ),
     check('cyclone_steps_attempts_check', sql`${t.attempts} >= 0 AND ${t.maxAttempts} >= 1`),
     check('cyclone_steps_deps_remaining_check', sql`${t.depsRemaining} >= 0`),
-    // Claiming reads only available rows; the partial index stays small however many finished
-    // rows pile up.
+    // Claiming reads only available rows, so the partial indexes stay small however many
+    // finished rows pile up. Steps of the default priority (0) are claimed oldest first from the
+    // first, its range ending at now(), so steps scheduled later are never walked; steps with
+    // another priority are in the second too, higher first (decision 202): a queue without
+    // priorities writes one entry a step, as before.
     index('cyclone_steps_claim_idx')
       .on(t.kind, t.scheduledAt)
       .where(sql`${t.state} = 'available'`),
+    index('cyclone_steps_claim_priority_idx')
+      .on(t.kind, t.priority.desc(), t.scheduledAt)
+      .where(sql`${t.state} = 'available' AND ${t.priority} <> 0`),
     // A run's steps, and with `item_index IS NULL` its nodes without the items of its fan-outs
     // (settlement reads those at every completion): one index serves both, so a step's insert and
     // each of its updates write one entry here, not two.
@@ -117,8 +130,11 @@ export const cycloneSteps = pgTable(
     index('cyclone_steps_parent_state_idx')
       .on(t.parentStepId, t.state, t.itemIndex)
       .where(sql`${t.parentStepId} IS NOT NULL`),
-    index('cyclone_steps_lease_idx')
-      .on(t.leaseExpiresAt)
+    // Running steps by kind and concurrency key: what a concurrency cap counts, and what the
+    // recovery sweep walks (they are as many as the workers' slots). The lease's expiry is not in
+    // it, so a heartbeat that extends a lease is a HOT update.
+    index('cyclone_steps_running_idx')
+      .on(t.kind, t.concurrencyKey)
       .where(sql`${t.state} = 'running'`),
     index('cyclone_steps_timer_idx')
       .on(t.scheduledAt)

@@ -3,9 +3,9 @@
  * worker processes hundreds of times; under tsx each start costs over a second of CPU on a loaded
  * machine, a bundle about a third of that.
  *
- * The bundles go to `<repo>/node_modules/.cyclone-faults/src/`: two folders below the repository
- * root and in a folder named `src`, so the store finds the repository's `migrations/` exactly as
- * it does when it runs from its sources.
+ * The bundles go to `<repo>/node_modules/.cyclone-faults/src/migration/`: as deep below the
+ * repository root as the store's `src/migration/migrate.ts`, in a folder `src`, so the store finds
+ * the repository's `migrations/` exactly as it does when it runs from its sources.
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -18,7 +18,7 @@ const fixturesDir = path.resolve(here, '../fixtures');
 
 /** Where the bundle of fixture `name` is. */
 export function fixtureBundle(name: string): string {
-  return path.join(repoRoot, 'node_modules', '.cyclone-faults', 'src', `${name}.mjs`);
+  return path.join(repoRoot, 'node_modules', '.cyclone-faults', 'src', 'migration', `${name}.mjs`);
 }
 
 /** Bundles every entry script of `src/fixtures` (a file ending in `-process.ts`). */

@@ -53,12 +53,12 @@ WITH node AS (
 ), inserted AS (
   INSERT INTO ${t.steps} (id, run_id, node, node_type, kind, state, depends_on, deps_remaining,
                           on_dep_failure, parent_step_id, item_index, item, max_attempts,
-                          timeout_ms, backoff, scheduled_at)
+                          timeout_ms, backoff, scheduled_at, concurrency_key, priority)
   SELECT x.id, n.run_id, n.node, ${p.itemType}::text, n.kind,
          CASE WHEN n.max_parallel IS NULL OR x.idx < n.max_parallel THEN ${p.withinState}::text
               ELSE ${p.beyondState}::text END,
          '{}'::text[], 0, n.on_dep_failure, n.id, x.idx, el.value, n.max_attempts,
-         n.timeout_ms, n.backoff, now()
+         n.timeout_ms, n.backoff, now(), n.concurrency_key, n.priority
   FROM node n CROSS JOIN positions x JOIN elements el ON el.ord = x.ord
   ON CONFLICT (parent_step_id, item_index) WHERE parent_step_id IS NOT NULL DO NOTHING
   RETURNING id, run_id, node, kind, state

@@ -40,6 +40,8 @@ export interface InsertRunsParams {
   stepWaitForMs: (number | null)[];
   stepMaxParallel: (number | null)[];
   stepRunAt: (Date | null)[];
+  stepConcurrencyKeys: (string | null)[];
+  stepPriorities: number[];
   /**
    * The state of a child node that waits for its child run (`waiting_child`): a run inserted with
    * one goes to the settlement outbox, whose settlement starts the child run.
@@ -88,7 +90,7 @@ WITH defs AS (
   INSERT INTO ${t.steps} (id, run_id, node, node_type, kind, state, depends_on, deps_remaining,
                           on_dep_failure, max_attempts, timeout_ms, backoff, scheduled_at,
                           wait_signals, wait_n, max_wait_ms, wait_deadline_at, wait_for_ms,
-                          max_parallel)
+                          max_parallel, concurrency_key, priority)
   SELECT s.id, s.run_id, s.node, s.node_type, s.kind, s.state,
          ARRAY(SELECT jsonb_array_elements_text(s.depends_on)), s.deps_remaining,
          s.on_dep_failure, s.max_attempts, s.timeout_ms, s.backoff,
@@ -98,7 +100,7 @@ WITH defs AS (
          s.wait_n, s.max_wait_ms,
          CASE WHEN s.state IN ('waiting_signal', 'waiting_child') AND s.max_wait_ms IS NOT NULL
               THEN now() + s.max_wait_ms * interval '1 millisecond' END,
-         s.wait_for_ms, s.max_parallel
+         s.wait_for_ms, s.max_parallel, s.concurrency_key, s.priority
   FROM unnest(${p.stepIds}::uuid[], ${p.stepRunIds}::uuid[], ${p.stepNodes}::text[],
               ${p.stepNodeTypes}::text[], ${p.stepKinds}::text[], ${p.stepStates}::text[],
               ${p.stepDependsOn}::jsonb[], ${p.stepDepsRemaining}::int[],
@@ -106,10 +108,11 @@ WITH defs AS (
               ${p.stepTimeoutMs}::int[], ${p.stepBackoff}::jsonb[], ${p.stepDelayMs}::bigint[],
               ${p.stepWaitSignals}::jsonb[], ${p.stepWaitN}::int[], ${p.stepMaxWaitMs}::bigint[],
               ${p.stepWaitForMs}::bigint[], ${p.stepMaxParallel}::int[],
-              ${p.stepRunAt}::timestamptz[])
+              ${p.stepRunAt}::timestamptz[], ${p.stepConcurrencyKeys}::text[],
+              ${p.stepPriorities}::int[])
        AS s(id, run_id, node, node_type, kind, state, depends_on, deps_remaining, on_dep_failure,
             max_attempts, timeout_ms, backoff, delay_ms, wait_signals, wait_n, max_wait_ms,
-            wait_for_ms, max_parallel, run_at)
+            wait_for_ms, max_parallel, run_at, concurrency_key, priority)
   WHERE s.run_id IN (SELECT id FROM new_runs)
   RETURNING run_id, kind, state, scheduled_at
 ), marked AS (
@@ -170,6 +173,8 @@ export function insertRunsParams(runs: readonly NewRun[]): InsertRunsParams {
     stepWaitForMs: steps.map(({ step }) => step.waitForMs),
     stepMaxParallel: steps.map(({ step }) => step.maxParallel),
     stepRunAt: steps.map(({ step }) => step.runAt ?? null),
+    stepConcurrencyKeys: steps.map(({ step }) => step.concurrencyKey),
+    stepPriorities: steps.map(({ step }) => step.priority),
     childWaitingState: StepState.WaitingChild,
     runState: runSubmitted.to,
   };

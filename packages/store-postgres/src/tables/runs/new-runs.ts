@@ -1,4 +1,5 @@
 import {
+  keyAtPath,
   DefaultMaxAttempts,
   insertedStepState,
   OnDepFailure,
@@ -22,7 +23,15 @@ function insertedState(nodeType: DefinitionNode['type'], hasDependencies: boolea
   return state;
 }
 
-function stepOf(node: DefinitionNode): NewStep {
+/** What a run's steps take from the submission besides their nodes. */
+interface StepFlow {
+  /** The run input, parsed once when a node names a concurrency key path (else undefined). */
+  readonly input: unknown;
+  readonly concurrencyKey: string | null;
+  readonly priority: number;
+}
+
+function stepOf(node: DefinitionNode, flow: StepFlow): NewStep {
   const hasDependencies = node.dependsOn.length > 0;
   const base = {
     id: uuidv7(),
@@ -41,11 +50,25 @@ function stepOf(node: DefinitionNode): NewStep {
     maxWaitMs: null,
     waitForMs: null,
     maxParallel: null,
+    concurrencyKey: null,
+    priority: 0,
   };
+  // A handler's node names its key path and priority, or takes the submission's (decision 201).
+  const handled =
+    node.type === 'task' || node.type === 'fan_out'
+      ? {
+          concurrencyKey:
+            node.concurrencyKey === undefined
+              ? flow.concurrencyKey
+              : keyAtPath(flow.input, node.concurrencyKey),
+          priority: node.priority ?? flow.priority,
+        }
+      : {};
   switch (node.type) {
     case 'task':
       return {
         ...base,
+        ...handled,
         kind: node.kind,
         maxAttempts: node.maxAttempts,
         timeoutMs: node.timeoutMs ?? null,
@@ -54,6 +77,7 @@ function stepOf(node: DefinitionNode): NewStep {
     case 'fan_out':
       return {
         ...base,
+        ...handled,
         kind: node.kind,
         maxAttempts: node.maxAttempts,
         timeoutMs: node.timeoutMs ?? null,
@@ -88,6 +112,14 @@ export function runOfDefinition(
   inputJson: string,
   options: NewRunOptions = {},
 ): NewRun {
+  const keyed = definition.nodes.some(
+    (n) => 'concurrencyKey' in n && n.concurrencyKey !== undefined,
+  );
+  const flow: StepFlow = {
+    input: keyed ? (JSON.parse(inputJson) as unknown) : undefined,
+    concurrencyKey: options.concurrencyKey ?? null,
+    priority: options.priority ?? 0,
+  };
   return {
     id: uuidv7(),
     workflow: definition.name,
@@ -99,7 +131,7 @@ export function runOfDefinition(
     parentRunId: options.parentRunId ?? null,
     parentStepId: options.parentStepId ?? null,
     traceContext: options.traceContext ?? null,
-    steps: definition.nodes.map(stepOf),
+    steps: definition.nodes.map((node) => stepOf(node, flow)),
   };
 }
 
@@ -135,6 +167,8 @@ export function runOfJob(kind: string, argsJson: string, options: NewJobOptions 
         maxWaitMs: null,
         waitForMs: null,
         maxParallel: null,
+        concurrencyKey: options.concurrencyKey ?? null,
+        priority: options.priority ?? 0,
       },
     ],
   };

@@ -1,9 +1,13 @@
+import type { BackoffPolicy } from '@cyclone/core';
+import type { Tables } from '../../db/tables.js';
+import type { StepRecord } from '../../schema/rows.js';
 import { claimChange } from '../events/claim-event.js';
+import { sqlConstant } from '../events/record-events.js';
 import { changeParams, singleFrom, type ChangeParams } from '../transitions/change-params.js';
 
 /**
- * The one state a step is claimed from (`available`), written into the claim statement as a
- * literal so that it matches the partial claim index (`WHERE state = 'available'`).
+ * The one state a step is claimed from (`available`), written into the claim statements as a
+ * literal so that they match the partial claim indexes (`WHERE state = 'available'`).
  */
 export const ClaimedFromState = singleFrom(claimChange);
 
@@ -18,13 +22,89 @@ export function claimChangeParams(workerId: string): ClaimChangeParams {
   return { ...changeParams(claimChange), workerId };
 }
 
+/** A claimed step with its handler's inputs. */
+export type ClaimedStepRow = Pick<
+  StepRecord,
+  | 'id'
+  | 'run_id'
+  | 'node'
+  | 'node_type'
+  | 'attempts'
+  | 'max_attempts'
+  | 'reclaims'
+  | 'timeout_ms'
+  | 'item'
+  | 'item_index'
+> & {
+  kind: string;
+  backoff: BackoffPolicy | null;
+  claim_token: string;
+  lease_expires_at: Date;
+  workflow: string;
+  input: unknown;
+  deps: Record<string, unknown> | null;
+  trace_context: Record<string, string> | null;
+  queue_wait_ms: number;
+};
+
 /**
  * The SQL a claim statement sets on each step it claims, besides the state: a fresh claim token
  * (the fence of every later write), the claimant, a lease, the start, and the id of the claim's
  * `step_started` event, which the row tells from now on (`cyclone_history`).
  */
-export function claimColumns(t: { eventIds: string }, workerId: string, leaseMs: string): string {
+export function claimColumns(
+  t: Pick<Tables, 'eventIds'>,
+  workerId: string,
+  leaseMs: string,
+): string {
   return `claim_token = gen_random_uuid(), claimed_by = ${workerId},
       lease_expires_at = now() + ${leaseMs}::bigint * interval '1 millisecond', started_at = now(),
       started_event_id = nextval(${t.eventIds})`;
 }
+
+/**
+ * The claimable steps of one kind, in claim order, each locked (`FOR UPDATE SKIP LOCKED`, so
+ * concurrent claims never wait on each other nor take the same row): those with a priority above
+ * the default first, highest first, then the default's (0), then those below it, each oldest first
+ * (decision 202). Each part is one ordered walk of its partial index, its range ending at now(),
+ * so steps scheduled later are never read. Yields `id`, `priority`, `scheduled_at` and
+ * `concurrency_key` of at most `limit` rows a part; the caller orders and cuts them.
+ */
+export function claimableSteps(t: Pick<Tables, 'steps'>, kind: string, limit: string): string {
+  const available = sqlConstant(ClaimedFromState);
+  // Each part is a subquery of its own: a locking clause may not stand in a UNION's member.
+  const part = (where: string, order: string) => `SELECT * FROM (
+    SELECT id, priority, scheduled_at, concurrency_key FROM ${t.steps}
+    WHERE state = ${available} AND kind = ${kind} AND scheduled_at <= now() AND ${where}
+    ORDER BY ${order}
+    LIMIT ${limit}
+    FOR UPDATE SKIP LOCKED) AS part`;
+  const prioritized = 'priority DESC NULLS LAST, scheduled_at';
+  return [
+    part('priority <> 0 AND priority > 0', prioritized),
+    part('priority = 0', 'scheduled_at'),
+    part('priority <> 0 AND priority < 0', prioritized),
+  ].join('\n    UNION ALL\n    ');
+}
+
+/**
+ * The final SELECT of a claim statement: each step of its `claimed` CTE with its handler's inputs
+ * (the run's input and trace context, upstream outputs) and how long it waited, in one round trip.
+ */
+export function claimedRows(t: Pick<Tables, 'steps' | 'runs'>): string {
+  return `SELECT c.id, c.run_id, c.node, c.node_type, c.kind, c.attempts, c.max_attempts, c.reclaims,
+       c.timeout_ms, c.backoff, c.claim_token, c.lease_expires_at, c.item, c.item_index,
+       r.workflow, r.input, r.trace_context,
+       -- How long the step waited, claimable, for a worker: on the database's clock.
+       (extract(epoch FROM now() - c.scheduled_at) * 1000)::float8 AS queue_wait_ms,
+       CASE WHEN cardinality(c.depends_on) = 0 THEN NULL ELSE (
+         SELECT jsonb_object_agg(d.node, d.output) FROM ${t.steps} d
+         WHERE d.run_id = c.run_id AND d.node = ANY(c.depends_on) AND d.item_index IS NULL
+       ) END AS deps
+FROM claimed c JOIN ${t.runs} r ON r.id = c.run_id`;
+}
+
+/** The columns a claim statement's `claimed` CTE returns, for {@link claimedRows}. */
+export const ClaimedColumns = `s.id, s.run_id, s.node, s.node_type, s.kind, s.attempts, s.max_attempts,
+            s.reclaims, s.timeout_ms, s.backoff, s.claim_token, s.lease_expires_at, s.item,
+            s.item_index, s.depends_on, s.scheduled_at, s.concurrency_key`;

@@ -1,0 +1,109 @@
+import type { Executor } from '../../db/executor.js';
+import { defineStatement } from '../../db/statement.js';
+import { sqlConstant } from '../events/record-events.js';
+import {
+  claimableSteps,
+  ClaimedColumns,
+  ClaimedFromState,
+  claimedRows,
+  claimColumns,
+  type ClaimChangeParams,
+  type ClaimedStepRow,
+} from './claim-change.js';
+
+/** What {@link claimLimitedSteps} claims, and for whom. */
+export interface ClaimLimitedStepsParams extends ClaimChangeParams {
+  kind: string;
+  limit: number;
+  leaseMs: number;
+  /**
+   * Most claimable steps looked at: under a per-key limit, steps of keys at their limit are passed
+   * over, so this reaches beyond `limit` to find steps of other keys.
+   */
+  scan: number;
+}
+
+const running = sqlConstant('running');
+
+/**
+ * Claims up to `limit` claimable steps of one kind that has a flow limit (`cyclone_limits`), never
+ * more than the limit allows. It locks the kind's limit row with `FOR UPDATE SKIP LOCKED` first:
+ * the claims of one limited kind take turns, and a claim that finds the row locked (another
+ * worker claims the kind right now) claims nothing rather than wait; its worker tries again at its
+ * next poll or notification. Under that lock it counts the steps of the kind running now (by
+ * concurrency key under a per-key cap; steps without a key are one group) and the starts within
+ * the rate limit's sliding window (`cyclone_rate_starts`, by key under a per-key limit), and
+ * claims the best claimable steps (priority, then age) that keep every count within its limit.
+ * Each start of a rate-limited kind is recorded, and starts older than the period are deleted.
+ * Nothing else takes the lock: completions, cancels and the rest write the steps as ever, and a
+ * step that leaves `running` frees its place at once.
+ */
+const statement = defineStatement<ClaimLimitedStepsParams, ClaimedStepRow>(
+  'claim-limited-steps',
+  (t, p) => `
+WITH lim AS (
+  SELECT * FROM ${t.limits} WHERE kind = ${p.kind}::text FOR UPDATE SKIP LOCKED
+), running AS (
+  SELECT CASE WHEN l.concurrency_per_key THEN s.concurrency_key END AS grp, count(*)::int AS n
+  FROM lim l JOIN ${t.steps} s ON s.state = ${running} AND s.kind = l.kind
+  WHERE l.concurrency_max IS NOT NULL
+  GROUP BY 1
+), starts AS (
+  SELECT r.key AS grp, count(*)::int AS n
+  FROM lim l JOIN ${t.rateStarts} r
+    ON r.kind = l.kind AND r.at > now() - l.rate_period_ms * interval '1 millisecond'
+  WHERE l.rate_limit IS NOT NULL
+  GROUP BY r.key
+), cand AS (
+  SELECT s.* FROM lim l CROSS JOIN LATERAL (
+    ${claimableSteps(t, 'l.kind', `${p.scan}`)}
+  ) s
+), ranked AS (
+  SELECT c.id, c.priority, c.scheduled_at,
+         CASE WHEN l.concurrency_per_key THEN c.concurrency_key END AS conc_grp,
+         CASE WHEN l.rate_per_key THEN c.concurrency_key END AS rate_grp,
+         row_number() OVER (PARTITION BY CASE WHEN l.concurrency_per_key THEN c.concurrency_key END
+                            ORDER BY c.priority DESC, c.scheduled_at) AS conc_rank,
+         row_number() OVER (PARTITION BY CASE WHEN l.rate_per_key THEN c.concurrency_key END
+                            ORDER BY c.priority DESC, c.scheduled_at) AS rate_rank
+  FROM cand c, lim l
+), allowed AS (
+  -- A rank counts every better candidate of its group, taken or not, so a group's claims never
+  -- pass its limit even where the other limit holds a better candidate back.
+  SELECT r.id FROM ranked r, lim l
+  WHERE (l.concurrency_max IS NULL
+         OR r.conc_rank + coalesce((SELECT u.n FROM running u
+                                    WHERE u.grp IS NOT DISTINCT FROM r.conc_grp), 0)
+            <= l.concurrency_max)
+    AND (l.rate_limit IS NULL
+         OR r.rate_rank + coalesce((SELECT st.n FROM starts st
+                                    WHERE st.grp IS NOT DISTINCT FROM r.rate_grp), 0)
+            <= l.rate_limit)
+  ORDER BY r.priority DESC, r.scheduled_at
+  LIMIT ${p.limit}
+), claimed AS (
+  UPDATE ${t.steps} s
+  SET state = ${p.toState}::text, ${claimColumns(t, p.workerId, p.leaseMs)}
+  -- The candidates are locked and were rechecked as ${ClaimedFromState} under the lock: the fence.
+  WHERE s.id = ANY(ARRAY(SELECT id FROM allowed))
+  RETURNING ${ClaimedColumns}
+), recorded AS (
+  INSERT INTO ${t.rateStarts} (kind, key, at)
+  SELECT l.kind, CASE WHEN l.rate_per_key THEN c.concurrency_key END, now()
+  FROM claimed c, lim l WHERE l.rate_limit IS NOT NULL
+), purged AS (
+  DELETE FROM ${t.rateStarts} r USING lim l
+  WHERE r.kind = l.kind
+    AND (l.rate_limit IS NULL OR r.at <= now() - l.rate_period_ms * interval '1 millisecond')
+)
+${claimedRows(t)}
+`,
+);
+
+/** Claims claimable steps of one limited kind within its limits (see the statement). */
+export function claimLimitedSteps(
+  db: Executor,
+  p: ClaimLimitedStepsParams,
+): Promise<ClaimedStepRow[]> {
+  return db.rows(statement, p);
+}
