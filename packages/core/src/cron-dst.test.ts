@@ -10,6 +10,7 @@ import {
   nextCronFire,
   parseCronSchedule,
 } from './cron-schedule.js';
+import { CatchUpPolicy, planDueFires } from './schedule-policy.js';
 
 const utc = (iso: string) => new Date(iso);
 
@@ -272,7 +273,7 @@ describe('the transitions of 2026 in New York, Berlin and Lord Howe: *, steps an
   });
 
   it.each(transitions)(
-    '$cron in $zone: nextCronFire and the ticks counted back agree',
+    '$cron in $zone: nextCronFire, the ticks counted back and the planner agree',
     ({ cron, zone, from, to }) => {
       const schedule = parseCronSchedule(cron, zone);
       const forward = cronFiresBetween(schedule, utc(from), utc(to));
@@ -288,6 +289,28 @@ describe('the transitions of 2026 in New York, Berlin and Lord Howe: *, steps an
         .filter((t) => t >= utc(from))
         .reverse();
       expect(back).toEqual(forward);
+      // A pass over the whole range while a scheduler led fires exactly these ticks...
+      const led = planDueFires({
+        schedule,
+        nextRunAt: utc(from),
+        until: new Date(utc(to).getTime() - 1),
+        downtimes: [],
+        catchUp: CatchUpPolicy.None,
+        catchUpLimit: 100,
+      });
+      expect(led.fire).toEqual(forward);
+      // ... and a downtime over all of it under 'all' fires them too, as missed ticks (with a
+      // tick at its end, which was led).
+      const missed = planDueFires({
+        schedule,
+        nextRunAt: utc(from),
+        until: utc(to),
+        downtimes: [{ from: new Date(utc(from).getTime() - 1), until: utc(to) }],
+        catchUp: CatchUpPolicy.All,
+        catchUpLimit: 100,
+      });
+      expect(missed.fire.filter((t) => t < utc(to))).toEqual(forward);
+      expect(missed.dropped).toEqual([]);
     },
   );
 });
