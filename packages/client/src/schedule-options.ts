@@ -35,9 +35,13 @@ export interface ScheduleOptions {
   readonly enabled?: boolean;
   /** What a fire does while the previous run is active. @defaultValue `'skip'` */
   readonly overlap?: OverlapPolicy;
-  /** Which ticks missed while no scheduler ran fire late. @defaultValue `'latest'` */
+  /**
+   * What the ticks one downtime missed (their time passed while no scheduler led) start: `none`
+   * no run, `latest` one, for the newest, `all` one per tick up to `catchUpLimit`. Every other
+   * tick fires, however late. @defaultValue `'latest'`
+   */
   readonly catchUp?: CatchUpPolicy;
-  /** Most missed ticks fired under catch-up `all`. @defaultValue 100 */
+  /** Most of one downtime's missed ticks fired under catch-up `all`. @defaultValue 100 */
   readonly catchUpLimit?: number;
 }
 

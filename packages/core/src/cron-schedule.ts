@@ -1,11 +1,13 @@
 /**
  * Cron expressions: validated once, at `client.schedule()`, and evaluated by the scheduler. Parsing
  * and fire-time arithmetic (time zones, daylight-saving transitions) come from croner; this module
- * fixes which expressions Cyclone accepts and how fire times are enumerated.
+ * fixes which expressions Cyclone accepts, which of them are fixed-time schedules across a
+ * daylight-saving transition (decision 26), and how fire times are enumerated. Every function here
+ * reads an expression the same way, so forward and backward enumerations give the same ticks.
  *
  * @packageDocumentation
  */
-import { Cron } from 'croner';
+import { Cron, CronPattern, type CronFixedTimeRule, type CronMode } from 'croner';
 import { ValidationError } from './errors.js';
 
 /** A cron expression with the time zone its fields are read in, known to be valid. */
@@ -80,20 +82,35 @@ export function parseCronSchedule(
   return { cron, timezone };
 }
 
+/** How croner reads every expression: 5 or 6 fields, and Vixie cron's fixed-time jobs (decision 26). */
+const PATTERN_OPTIONS: { mode: CronMode; fixedTimeRule: CronFixedTimeRule } = {
+  mode: '5-or-6-parts',
+  // Lists and ranges are fixed times, as in Vixie cron; croner's default counts them as intervals.
+  fixedTimeRule: 'no-wildcard',
+};
+
 function compile(schedule: CronSchedule): Cron {
-  return new Cron(schedule.cron, {
-    timezone: schedule.timezone,
-    mode: '5-or-6-parts',
-    paused: true,
-  });
+  return new Cron(schedule.cron, { timezone: schedule.timezone, paused: true, ...PATTERN_OPTIONS });
+}
+
+/**
+ * Whether a schedule is a fixed-time schedule for daylight-saving transitions: its seconds,
+ * minutes and hours are each a value, a list or a range (`30 2 * * *`, `30 1-2 * * *`). A `*`, `?`
+ * or step in any of them (`0 * * * *`, `0 0-23/2 * * *`) makes it an interval schedule.
+ */
+export function isFixedTimeCron(schedule: CronSchedule): boolean {
+  return new CronPattern(schedule.cron, schedule.timezone, PATTERN_OPTIONS).isFixedTime;
 }
 
 /**
  * The first fire time strictly after `after`, or undefined when the expression never fires again.
  *
- * Daylight-saving transitions follow croner's fixed-time rule: a local time that a spring-forward
- * skips fires once, at the first valid time after the gap; a local time that a fall-back repeats
- * fires once, at its first occurrence. A schedule never fires twice for one local tick.
+ * Daylight-saving transitions follow Vixie cron's rule (decision 26). A fixed-time schedule (see
+ * {@link isFixedTimeCron}) fires a local time that a spring-forward skips once, at the first valid
+ * time after the gap, and a local time that a fall-back repeats once, at its first occurrence. An
+ * interval schedule keeps its pace in real time: a local time the clock skips does not fire, and a
+ * repeated one fires at both occurrences (`0 * * * *` in America/New_York fires at 01:00 EDT and
+ * at 01:00 EST on the fall-back day).
  */
 export function nextCronFire(schedule: CronSchedule, after: Date): Date | undefined {
   return compile(schedule).nextRun(after) ?? undefined;

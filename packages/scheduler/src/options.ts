@@ -45,7 +45,9 @@ export interface SchedulerOptions {
   readonly logger?: Logger;
   /**
    * The clock the schedules scanner plans with, read once per pass. For tests only: production
-   * uses the database's clock (`now()`), never a process's.
+   * uses the database's clock (`now()`), never a process's. A pass decides ticks up to this clock
+   * or the leader lease's last renewal (by the database's clock), whichever is earlier, so a test
+   * clock ahead of the database's decides nothing past the renewal.
    * @defaultValue the database's `now()`
    * @internal
    */

@@ -143,6 +143,7 @@ export class Scheduler {
       new SchedulesScanner(
         this.store,
         this.intervalMs,
+        LEADER_LEASE,
         options.workflows ?? [],
         log('schedules'),
         options.scheduleClock,

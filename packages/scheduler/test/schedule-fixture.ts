@@ -2,6 +2,11 @@
  * The fixture of the schedule tests: a fresh database, a client, a store, and schedulers whose
  * schedules scanner reads a clock the test sets (the `scheduleClock` option), so time-driven
  * behaviour is tested without waiting for it.
+ *
+ * The test clock lies in the past of the database's. Downtimes are written in its time by
+ * `downtime()`; the scheduler lease starts out as one that a scheduler held until the file's tests
+ * began, so a pass on the test clock decides every tick up to it, and the gaps real elections
+ * record (in the database's time) fall after every tick a test plans.
  */
 import pg from 'pg';
 import { pino } from 'pino';
@@ -23,16 +28,22 @@ export function useSchedules() {
   const clock = { now: new Date('2026-01-01T00:00:00Z') };
   const schedulers: Scheduler[] = [];
 
-  beforeAll(() => {
+  beforeAll(async () => {
     pool = new pg.Pool({ connectionString: db.url, max: 8 });
     pool.on('error', () => undefined); // the database's drop ends idle connections
     client = new Client({ pool });
     store = new PostgresStore({ pool });
+    await pool.query(
+      `INSERT INTO cyclone_leaders (name, holder, expires_at, renewed_at, led_since)
+       VALUES ('scheduler', 'before-the-tests', now(), now(), now())`,
+    );
   });
   afterEach(async () => {
     for (const s of schedulers.splice(0)) await s.stop();
-    // Each test's schedules stop here, so a later test's clock does not fire them.
+    // Each test's schedules stop here, so a later test's clock does not fire them, and its
+    // downtimes go, so they do not fall on a later test's ticks.
     await pool.query('UPDATE cyclone_schedules SET enabled = false');
+    await pool.query('DELETE FROM cyclone_leader_gaps');
     checkedEventId = await expectEventsFollowTable(pool, checkedEventId);
   });
   afterAll(async () => {
@@ -80,6 +91,17 @@ export function useSchedules() {
       );
       const next = nextCronFire(row!, at);
       await query('UPDATE cyclone_schedules SET next_run_at = $2 WHERE id = $1', [id, next]);
+    },
+    /**
+     * Records a downtime of the scheduler lease on the test's clock, as taking the lease again
+     * would: from the last renewal before it lapsed (null: none known) until it was taken again.
+     */
+    async downtime(from: Date | null, until: Date): Promise<void> {
+      await query(
+        `INSERT INTO cyclone_leader_gaps (name, started_at, ended_at) VALUES ('scheduler', $1, $2)
+         ON CONFLICT DO NOTHING`,
+        [from, until],
+      );
     },
     /** The ids of the runs a schedule's fires started, oldest tick first. */
     async runsOf(id: string): Promise<string[]> {

@@ -31,10 +31,11 @@ export interface UnservedStepsSweep {
 export interface MaintenanceStore extends SchemaCheck, ScheduleMaintenance {
   /**
    * Takes or renews the named leader lease for `holder`; true while `holder` leads. Replicas call
-   * it every interval, so a leader that dies is replaced once its lease expires.
+   * it every interval, so a leader that dies is replaced once its lease expires. Taking a lease
+   * that had lapsed records the gap since its last renewal: a downtime (decision 240).
    */
   attemptLeadership(name: string, holder: string, leaseMs: number): Promise<boolean>;
-  /** Gives up the named lease if `holder` has it. */
+  /** Gives up the named lease if `holder` has it: it ends now, and another may take it at once. */
   resignLeadership(name: string, holder: string): Promise<void>;
   /**
    * Stores workflow definitions by name and hash (the newest registration of a name wins), so that

@@ -105,6 +105,13 @@ export interface ScheduleCommands {
 export interface FireDueSchedulesPass {
   /** The database clock for this pass, read once (see {@link ScheduleMaintenance.databaseNow}). */
   readonly now: Date;
+  /**
+   * The leader lease the pass runs under (the scheduler's `scheduler`). Its gaps are the downtimes
+   * whose missed ticks follow each schedule's catch-up policy, and ticks after its last renewal
+   * wait for a later pass: until the lease is renewed they may still fall into a downtime. A lease
+   * never held decides nothing.
+   */
+  readonly lease: string;
   /** Workflows known to the scheduler by name; others are read from `cyclone_workflows`. */
   readonly workflows: ReadonlyMap<string, WorkflowDefinition>;
   /** Most schedules handled in one pass. @defaultValue 100 */
@@ -126,7 +133,9 @@ export interface ScheduleMaintenance {
   databaseNow(): Promise<Date>;
   /**
    * Handles the due ticks of enabled schedules, each schedule in its own transaction that records
-   * every fire, the runs it started and the schedule's new `next_run_at` together.
+   * every fire, the runs it started and the schedule's new `next_run_at` together. A tick that fell
+   * due while a scheduler led fires; the ticks of a downtime follow the schedule's catch-up policy
+   * (decision 27).
    */
   fireDueSchedules(pass: FireDueSchedulesPass): Promise<FireDueSchedulesResult>;
 }

@@ -21,6 +21,7 @@ export interface Tables {
   readonly schedules: string;
   readonly scheduleFires: string;
   readonly leaders: string;
+  readonly leaderGaps: string;
   readonly workers: string;
   readonly settlements: string;
   readonly limits: string;
@@ -44,6 +45,7 @@ export function tablesIn(schema = 'public'): Tables {
     schedules: q('cyclone_schedules'),
     scheduleFires: q('cyclone_schedule_fires'),
     leaders: q('cyclone_leaders'),
+    leaderGaps: q('cyclone_leader_gaps'),
     workers: q('cyclone_workers'),
     settlements: q('cyclone_settlements'),
     limits: q('cyclone_limits'),

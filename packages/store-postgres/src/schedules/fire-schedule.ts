@@ -3,6 +3,7 @@ import {
   isTerminalRun,
   OverlapPolicy,
   planDueFires,
+  type Downtime,
   type WorkflowDefinition,
 } from '@cyclone/core';
 import type { FireOutcome } from '../contract/schedule-store.js';
@@ -14,6 +15,16 @@ import { cancelPreviousScheduledRun } from './cancel-previous-scheduled-run.js';
 import { insertFires } from '../tables/schedules/insert-fires.js';
 import { resolveScheduleTarget } from './schedule-target.js';
 import type { ScheduleRow } from '../tables/schedules/schedule-row.js';
+
+/** The time of a schedules pass, as {@link fireSchedule} uses it. */
+export interface PassClock {
+  /** The pass's clock: a fire handled more than `LateFireMs` after its tick is `late`. */
+  readonly now: Date;
+  /** The newest time the pass decides: its clock, or the lease's last renewal when earlier. */
+  readonly until: Date;
+  /** The downtimes recorded so far. */
+  readonly downtimes: readonly Downtime[];
+}
 
 /** How many fires of each outcome one schedule's pass recorded, and the runs to settle after it. */
 export interface FirePass {
@@ -32,36 +43,44 @@ export class ScheduleMovedError extends Error {
 
 /**
  * Handles the due ticks of one locked schedule, inside the caller's transaction: asks
- * `planDueFires` which ticks fire, records each fire (ON CONFLICT DO NOTHING on (schedule, tick))
- * and submits its run only when the fire row was taken here, and advances `next_run_at` guarded
- * by the value read. Any of it failing rolls all of it back.
+ * `planDueFires` which ticks fire (led ticks, and what each downtime's catch-up policy keeps),
+ * records each fire (ON CONFLICT DO NOTHING on (schedule, tick)) and submits its run only when the
+ * fire row was taken here, and advances `next_run_at` guarded by the value read. Any of it failing
+ * rolls all of it back.
  */
 export async function fireSchedule(
   db: Executor,
   row: ScheduleRow,
-  now: Date,
+  clock: PassClock,
   known: ReadonlyMap<string, WorkflowDefinition>,
 ): Promise<FirePass> {
   const counts: Record<FireOutcome, number> = { submitted: 0, skipped: 0, failed: 0 };
   const followUps: string[] = [];
+  const { now } = clock;
   const previousNextRunAt = row.next_run_at!;
   const plan = planDueFires({
     schedule: { cron: row.cron, timezone: row.timezone },
     nextRunAt: previousNextRunAt,
-    now,
+    until: clock.until,
+    downtimes: clock.downtimes,
     catchUp: row.catch_up,
     catchUpLimit: row.catch_up_limit,
   });
+  const decided = plan.fire.length + plan.dropped.length > 0;
+  if (!decided && plan.nextRunAt?.getTime() === previousNextRunAt.getTime()) {
+    // Nothing to decide yet (a downtime this pass cannot see the end of): leave the row alone.
+    return { counts, followUps };
+  }
 
   // Missed ticks the catch-up policy drops are recorded, so a gap after downtime is never silent.
   if (plan.dropped.length > 0) {
-    const error = `missed while no scheduler ran; not caught up under catch-up '${row.catch_up}'`;
+    const error = `missed while no scheduler led; not caught up under catch-up '${row.catch_up}'`;
     const taken = await insertFires(db, {
       scheduleId: row.id,
       fireAts: [...plan.dropped],
       outcomes: plan.dropped.map(() => 'skipped'),
       runIds: plan.dropped.map(() => null),
-      lates: plan.dropped.map(() => true),
+      lates: plan.dropped.map((tick) => isLateFire(tick, now)),
       errors: plan.dropped.map(() => error),
     });
     counts.skipped += taken.size;

@@ -22,6 +22,7 @@ export { cycloneEvents } from './events.js';
 export { cycloneSchedules, OVERLAP_POLICIES, CATCH_UP_POLICIES } from './schedules.js';
 export { cycloneScheduleFires, FIRE_OUTCOMES } from './schedule-fires.js';
 export { cycloneLeaders } from './leases.js';
+export { cycloneLeaderGaps } from './leader-gaps.js';
 export { cycloneWorkers } from './workers.js';
 export { cycloneSettlements } from './settlements.js';
 export { cycloneLimits, cycloneRateStarts } from './limits.js';

@@ -15,7 +15,7 @@ import { oneOf } from './check-values.js';
 /** What a schedule does when a fire comes while the previous fire's run is still going. */
 export const OVERLAP_POLICIES = ['skip', 'allow', 'cancel_previous'] as const;
 
-/** Which ticks missed while no scheduler ran are fired late. */
+/** Which of the ticks one downtime (no scheduler leading) missed are fired late. */
 export const CATCH_UP_POLICIES = ['none', 'latest', 'all'] as const;
 
 /**
@@ -39,7 +39,7 @@ export const cycloneSchedules = pgTable(
     enabled: boolean('enabled').notNull().default(true),
     overlap: text('overlap').notNull().default('skip'),
     catchUp: text('catch_up').notNull().default('latest'),
-    /** Most missed fires caught up after downtime under catch-up `all`. */
+    /** Most of one downtime's missed ticks caught up under catch-up `all`. */
     catchUpLimit: integer('catch_up_limit').notNull().default(100),
     consecutiveFailures: integer('consecutive_failures').notNull().default(0),
     lastError: text('last_error'),

@@ -1,30 +1,19 @@
-import { describe, expect, it } from 'vitest';
-import { nextCronFire } from '@cyclone/core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { useStore } from '../fixture.js';
+import { leaseOnTestClock, minutelySchedule } from './schedule-helpers.js';
 
 const fx = useStore();
 const T0 = new Date('2026-02-02T08:00:00Z');
 const MIN = 60_000;
+// A lease renewed now with no recorded gap: every tick of this file's clock (in the database's
+// past) fell due while a scheduler led.
+beforeAll(async () => leaseOnTestClock(fx, 'scheduler', await fx.store.databaseNow()));
 
-async function schedule(id: string, kind: string, overlap: 'skip' | 'allow' | 'cancel_previous') {
-  await fx.store.upsertSchedule({
-    id,
-    cron: '* * * * *',
-    timezone: 'UTC',
-    workflow: null,
-    definition: null,
-    kind,
-    inputJson: 'null',
-    enabled: true,
-    overlap,
-    catchUp: 'latest',
-    catchUpLimit: 100,
-  });
-  const next = nextCronFire({ cron: '* * * * *', timezone: 'UTC' }, T0);
-  await fx.query('UPDATE cyclone_schedules SET next_run_at = $2 WHERE id = $1', [id, next]);
-}
+const schedule = (id: string, kind: string, overlap: 'skip' | 'allow' | 'cancel_previous') =>
+  minutelySchedule(fx, id, T0, { kind, overlap });
 
-const pass = (now: Date) => fx.store.fireDueSchedules({ now, workflows: new Map() });
+const pass = (now: Date) =>
+  fx.store.fireDueSchedules({ now, lease: 'scheduler', workflows: new Map() });
 
 describe('fireDueSchedules', () => {
   it('rolls a failed schedule pass back whole, counts a scanner failure, and retries the tick', async () => {

@@ -2,10 +2,16 @@ import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import type { LeadershipParams } from './attempt-leadership.js';
 
-/** Gives up a leader lease the caller holds, so another replica can take over at once. */
+/**
+ * Gives up a leader lease the caller holds, so another replica can take over at once. The lease
+ * ends now but its row stays: the next holder records the gap from its last renewal (decision 240).
+ */
 const statement = defineStatement<LeadershipParams>(
   'resign-leadership',
-  (t, p) => `DELETE FROM ${t.leaders} WHERE name = ${p.name} AND holder = ${p.holder}`,
+  (t, p) => `
+UPDATE ${t.leaders} SET expires_at = least(expires_at, now())
+WHERE name = ${p.name} AND holder = ${p.holder}
+`,
 );
 
 /** Gives up the named lease if `holder` has it. */
