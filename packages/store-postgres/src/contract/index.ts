@@ -11,8 +11,7 @@ import type { MaintenanceStore } from './maintenance-store.js';
 import type { StoreNotifications } from './notifications.js';
 import type { OperatorCommands } from './operator-store.js';
 import type { ScheduleCommands } from './schedule-store.js';
-import type { QueueMetricsReads } from './queue-metrics-reads.js';
-import type { MetricsReads } from './metrics-store.js';
+import type { MetricsReads } from './metrics-reads.js';
 
 export type * from './worker-store.js';
 export type * from './new-run.js';
@@ -24,15 +23,13 @@ export type * from './notifications.js';
 export type * from './operator-store.js';
 export type * from './schema-check.js';
 export type * from './schedule-store.js';
-export type * from './queue-metrics-reads.js';
-export type * from './metrics-store.js';
+export type * from './metrics-reads.js';
 
 /** What `@cyclone/client` uses. */
 export type ClientStore = RunCommands &
   OperatorCommands &
   RunReads &
   ScheduleCommands &
-  QueueMetricsReads &
   MetricsReads &
   StoreNotifications;
 
@@ -43,6 +40,5 @@ export type CycloneStore = WorkerStore &
   RunReads &
   MaintenanceStore &
   ScheduleCommands &
-  QueueMetricsReads &
   MetricsReads &
   StoreNotifications;
