@@ -113,7 +113,7 @@ function isRepeatable(schema: z.ZodType): boolean {
 }
 
 /** A route as the description shows it. */
-function describe(route: RouteDefinition): RouteConfig {
+function toRouteConfig(route: RouteDefinition): RouteConfig {
   const responses: Record<string, ResponseConfig> = {};
   for (const [status, answer] of Object.entries(route.answers)) {
     const content = {
@@ -174,7 +174,7 @@ export class Api {
    */
   route<const R extends RouteDefinition>(route: R, handler: NoInfer<RouteHandler<R>>): void {
     if (this.built) throw new Error(`route ${route.path} added after the description was built`);
-    this.registry.registerPath(describe(route));
+    this.registry.registerPath(toRouteConfig(route));
     const { params, query, body } = route;
     const repeatable = query
       ? Object.entries(query.shape)
