@@ -34,7 +34,7 @@ const { runId } = await client.enqueue('email.send', { to: 'ada@example.com' });
 await client.wait(runId, { timeout: '30s' });
 
 const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-const shown = /^cyclone_(steps_completed_total|queue_depth|dlq_steps|scheduler_leader)\b/;
+const shown = /^cyclone_(steps_completed_total|queue_ready_steps|dlq_steps|scheduler_leader)\b/;
 console.log(
   text
     .split('\n')

@@ -42,3 +42,10 @@ export {
   type ListScheduleFiresOptions,
   type BackfillRange,
 } from './schedule-options.js';
+export type {
+  ConcurrencyLimit,
+  ConcurrencyLimitOptions,
+  RateLimit,
+  RateLimitOptions,
+} from './limit-controls.js';
+export { MaxRatePeriodMs } from './limit-controls.js';

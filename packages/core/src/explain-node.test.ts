@@ -252,8 +252,46 @@ describe('explainNode', () => {
     );
   });
 
-  it('covers every reason but concurrency_cap, which this version never returns', () => {
+  it('covers every reason, the flow limits included', () => {
     expect(EXPLAIN_REASONS).toContain('concurrency_cap');
-    expect(EXPLAIN_REASONS).toHaveLength(13);
+    expect(EXPLAIN_REASONS).toContain('rate_limit');
+    expect(EXPLAIN_REASONS).toHaveLength(14);
+  });
+});
+
+describe("explainNode for a step its kind's flow limits hold back", () => {
+  const due = { state: 'available' as const, scheduledAt: new Date('2026-01-01T11:59:00Z') };
+  const concurrency = (running: number, key: string | null = null, perKey = false) => ({
+    limits: { concurrency: { max: 2, perKey, key, running }, rate: null },
+  });
+
+  it('answers concurrency_cap with the cap and how many hold it, labelled AwaitingResource', () => {
+    const explained = explainNode(facts(due, concurrency(2)));
+    expect(explained).toMatchObject({ reason: 'concurrency_cap', label: 'AwaitingResource' });
+    expect(explained.message).toContain('(2) is full: 2 of its steps run now');
+  });
+
+  it('names the concurrency key under a per-key cap', () => {
+    const explained = explainNode(facts(due, concurrency(3, 'tenant-7', true)));
+    expect(explained.reason).toBe('concurrency_cap');
+    expect(explained.message).toContain('"tenant-7"');
+  });
+
+  it('answers ready while the cap has room', () => {
+    expect(explainNode(facts(due, concurrency(1))).reason).toBe('ready');
+  });
+
+  it('answers rate_limit with when the window has room', () => {
+    const until = new Date('2026-01-01T12:00:30Z');
+    const explained = explainNode(
+      facts(due, {
+        limits: {
+          concurrency: null,
+          rate: { limit: 5, period: '1m', perKey: false, key: null, starts: 5, until },
+        },
+      }),
+    );
+    expect(explained).toMatchObject({ reason: 'rate_limit', label: 'AwaitingResource', until });
+    expect(explained.message).toContain('5 per 1m');
   });
 });

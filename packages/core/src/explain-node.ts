@@ -183,6 +183,8 @@ function available(facts: NodeFacts): Explained {
           : `None of the ${facts.workers.live} live workers handles kind ${kind}; start one with a handler for it (the scheduler discards the step once it waited past its unserved-kind grace).`,
     };
   }
+  const held = heldByLimit(facts);
+  if (held !== undefined) return held;
   const since = at(step.scheduledAt, now);
   const serving = list(facts.workers.serving.slice(0, 3), facts.workers.serving.length - 3);
   return {
@@ -193,6 +195,44 @@ function available(facts: NodeFacts): Explained {
         ? `It can be claimed since ${since} but no worker took it yet: the workers handling kind ${kind} (${serving}) are busy or not polling.`
         : `It can be claimed since ${since}; a worker handling kind ${kind} (${serving}) takes it at its next poll.`,
   };
+}
+
+/**
+ * The explanation of a claimable step that its kind's flow limits hold back: the concurrency cap
+ * when its places are taken (of the step's key under a per-key cap), else the rate limit when its
+ * window is full; undefined when neither holds it.
+ */
+function heldByLimit(facts: NodeFacts): Explained | undefined {
+  const { step, now } = facts;
+  const kind = step.kind ?? '(none)';
+  const concurrency = facts.limits?.concurrency;
+  if (concurrency && concurrency.running >= concurrency.max) {
+    const whose =
+      concurrency.perKey && concurrency.key !== null
+        ? `the concurrency key ${JSON.stringify(concurrency.key)} of kind ${kind}`
+        : concurrency.perKey
+          ? `the steps of kind ${kind} without a concurrency key`
+          : `kind ${kind}`;
+    return {
+      reason: ExplainReason.ConcurrencyCap,
+      label: StepLabel.AwaitingResource,
+      message: `The concurrency cap of ${whose} (${concurrency.max}) is full: ${concurrency.running} of its steps run now; it can be claimed when one of them ends.`,
+    };
+  }
+  const rate = facts.limits?.rate;
+  if (rate && rate.starts >= rate.limit) {
+    const whose =
+      rate.perKey && rate.key !== null
+        ? `the concurrency key ${JSON.stringify(rate.key)} of kind ${kind}`
+        : `kind ${kind}`;
+    return {
+      reason: ExplainReason.RateLimit,
+      label: StepLabel.AwaitingResource,
+      ...(rate.until === null ? {} : { until: rate.until }),
+      message: `The rate limit of ${whose} (${rate.limit} per ${rate.period}) is used up${rate.until === null ? '' : `; it can be claimed from ${at(rate.until, now)}`}.`,
+    };
+  }
+  return undefined;
 }
 
 function running(facts: NodeFacts): Explained {

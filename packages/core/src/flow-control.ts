@@ -62,7 +62,7 @@ export function valueAtPath(value: unknown, path: string): unknown {
 /**
  * The key a dot path gives a step from its run input: a string as it is, a number or a boolean as
  * its JSON text; null when the input lacks the field, or it holds null, an object or a list
- * (decision 201): such a step has no key and joins the steps without one.
+ * (decision 251): such a step has no key and joins the steps without one.
  */
 export function keyAtPath(input: unknown, path: string): string | null {
   const value = valueAtPath(input, path);

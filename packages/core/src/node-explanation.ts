@@ -29,11 +29,10 @@ export const ExplainReason = {
   Scheduled: 'scheduled',
   /** An available step whose handler kind no live worker serves. */
   NoWorker: 'no_worker',
-  /**
-   * Reserved for concurrency caps per handler kind or key. This version of Cyclone has no caps,
-   * so it is never returned.
-   */
+  /** An available step held back by its kind's concurrency cap (or its concurrency key's). */
   ConcurrencyCap: 'concurrency_cap',
+  /** An available step held back by its kind's rate limit until its window has room. */
+  RateLimit: 'rate_limit',
 } as const;
 /** An {@link ExplainReason} value. */
 export type ExplainReason = (typeof ExplainReason)[keyof typeof ExplainReason];

@@ -62,4 +62,29 @@ export interface NodeFacts {
   readonly child: { readonly id: string; readonly state: RunState } | null;
   /** Workers registered recently enough to count as live, and those of them serving the kind. */
   readonly workers: { readonly live: number; readonly serving: readonly string[] };
+  /** The flow limits of the step's kind and what they hold now; null when it has none. */
+  readonly limits?: LimitFacts | null;
+}
+
+/** A kind's flow limits as they bear on one step, counted by the step's concurrency key. */
+export interface LimitFacts {
+  readonly concurrency: {
+    readonly max: number;
+    readonly perKey: boolean;
+    /** The step's concurrency key (null: none), which a per-key cap counts by. */
+    readonly key: string | null;
+    /** Steps running now that hold the places: of the key under a per-key cap, else of the kind. */
+    readonly running: number;
+  } | null;
+  readonly rate: {
+    readonly limit: number;
+    /** The period as it was given. */
+    readonly period: string;
+    readonly perKey: boolean;
+    readonly key: string | null;
+    /** Starts within the window now (of the key under a per-key limit). */
+    readonly starts: number;
+    /** When the window has room again: the oldest start in it plus the period. */
+    readonly until: Date | null;
+  } | null;
 }

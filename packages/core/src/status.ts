@@ -69,6 +69,11 @@ export interface StepStatus {
   readonly panicStack: string | null;
   /** A wait node whose max wait lapsed. */
   readonly timedOut: boolean;
+  /**
+   * An available step whose time has come but whose kind's concurrency cap (or its key's) is full,
+   * or whose rate limit is used up for now: labelled `AwaitingResource`.
+   */
+  readonly awaitingResource?: boolean;
   /** The step's output once completed (JSON). */
   readonly output?: unknown;
   readonly dependsOn: readonly string[];

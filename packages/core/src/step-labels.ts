@@ -17,6 +17,8 @@ export const StepLabel = {
   Retrying: 'Retrying',
   /** An available step waiting out the backoff of a retryable failure. */
   AwaitingRetry: 'AwaitingRetry',
+  /** An available step whose time has come, held back by its kind's concurrency cap or rate limit. */
+  AwaitingResource: 'AwaitingResource',
   /** An available step well past its scheduled time: no worker has claimed it. */
   Late: 'Late',
   /** An available step whose lease expired and was reclaimed: its worker died. */
@@ -56,6 +58,11 @@ export const STEP_LABELS: readonly StepLabelRule[] = Object.freeze(
       when: '`scheduledAt` is in the future and `errorKind` is `retryable`: the backoff of a failed attempt',
     },
     {
+      label: StepLabel.AwaitingResource,
+      states: [StepState.Available],
+      when: "`awaitingResource` is true: its time has come, but its kind's concurrency cap (or the cap of its concurrency key) is full, or its rate limit used up for now",
+    },
+    {
       label: StepLabel.Late,
       states: [StepState.Available],
       when: `\`scheduledAt\` is more than ${LateAfterMs / 1000} s in the past: no worker claimed it in time (no worker for its kind, or all busy)`,
@@ -77,7 +84,8 @@ export const STEP_LABELS: readonly StepLabelRule[] = Object.freeze(
 export type LabelledStep = Pick<
   StepStatus,
   'state' | 'attempts' | 'scheduledAt' | 'errorKind' | 'reclaims' | 'timedOut'
->;
+> &
+  Partial<Pick<StepStatus, 'awaitingResource'>>;
 
 /**
  * The sub-state label of a step at `now` (milliseconds since the epoch), by the rules of
@@ -90,6 +98,7 @@ export function stepLabel(step: LabelledStep, now: number = Date.now()): StepLab
   if (step.state === StepState.Available) {
     const dueIn = step.scheduledAt.getTime() - now;
     if (dueIn > 0 && step.errorKind === ErrorKind.Retryable) return StepLabel.AwaitingRetry;
+    if (dueIn <= 0 && step.awaitingResource === true) return StepLabel.AwaitingResource;
     if (-dueIn > LateAfterMs) return StepLabel.Late;
     if (step.reclaims > 0) return StepLabel.Crashed;
   }

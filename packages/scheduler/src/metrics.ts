@@ -1,6 +1,6 @@
 import type { Counter, Registry } from 'prom-client';
 import type { MetricsRegistry } from './metrics-registry.js';
-import type { PromClient } from './prom-client.js';
+import type { PromClient } from './load-prom-client.js';
 
 /** What {@link SchedulerMetrics} reads and where it registers. */
 export interface SchedulerMetricsOptions {

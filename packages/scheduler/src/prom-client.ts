@@ -1,31 +1,15 @@
 /**
- * `@cyclone/scheduler/prom-client`: how Cyclone's engine loads prom-client, for the scheduler and
- * for `@cyclone/worker` (which depends on this package for `scheduler: true`), so both load it
- * the same way. Not meant for applications: they use prom-client itself.
+ * `@cyclone/scheduler/prom-client`: Cyclone's Prometheus pieces shared by its packages: how the
+ * engine loads prom-client (the scheduler and `@cyclone/worker`, which depends on this package for
+ * `scheduler: true`), and the gauges read from the database that the worker and
+ * `@cyclone/server` print, so each metric has one name and one meaning everywhere. Not meant for
+ * applications: they use prom-client itself.
  *
  * @packageDocumentation
  */
-import { createRequire } from 'node:module';
-import { MetricsUnavailableError } from '@cyclone/core';
-import type * as PromClientModule from 'prom-client';
-
-/** The prom-client module, loaded when a worker or a scheduler is built. */
-export type PromClient = typeof PromClientModule;
-
-const load = createRequire(import.meta.url);
-
-/**
- * Loads prom-client, an optional peer dependency: synchronously, so that the counters exist before
- * the first claim, and from this package's location, so that the application's own copy (the one
- * its `Registry` comes from) is the one used.
- *
- * @param moduleName - what to load; tests pass a missing name
- * @throws MetricsUnavailableError when it cannot be loaded
- */
-export function loadPromClient(component: string, moduleName = 'prom-client'): PromClient {
-  try {
-    return load(moduleName) as PromClient;
-  } catch (error) {
-    throw new MetricsUnavailableError(component, { cause: error });
-  }
-}
+export { loadPromClient, type PromClient } from './load-prom-client.js';
+export {
+  DatabaseGaugeDefinitions,
+  DatabaseGauges,
+  type DatabaseGaugesOptions,
+} from './database-gauges.js';

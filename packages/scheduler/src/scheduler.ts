@@ -5,7 +5,7 @@ import { MetricsUnavailableError, toMilliseconds, type WorkflowDefinition } from
 import { connectStore, type MaintenanceStore } from '@cyclone/store-postgres';
 import { SchedulerMetrics } from './metrics.js';
 import type { SchedulerOptions } from './options.js';
-import { loadPromClient } from './prom-client.js';
+import { loadPromClient } from './load-prom-client.js';
 import { DueWaitsScanner } from './scanners/due-waits.js';
 import { ReclaimExpiredLeasesScanner } from './scanners/reclaim-expired-leases.js';
 import { RetentionScanner } from './scanners/retention.js';

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
+import { Api } from './http/api.js';
 import type { AppEnv, ServerContext } from './http/context.js';
 import { errorBody, toHttpError } from './http/http-errors.js';
 import { crossSiteGuard } from './middleware/cross-site-guard.js';
@@ -10,7 +11,9 @@ import { tokenAuth } from './middleware/token-auth.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { dlqRoutes } from './routes/dlq.js';
 import { eventStreamRoutes } from './routes/event-stream.js';
+import { healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { openApiRoutes } from './routes/openapi.js';
 import { runActionRoutes } from './routes/run-actions.js';
 import { runRoutes } from './routes/runs.js';
 import { scheduleRoutes } from './routes/schedules.js';
@@ -24,14 +27,17 @@ const PreflightMaxAge = 600;
  * `corsOrigins`), the cross-site checks of changes, the token; then its route, and the error
  * mapping. The checks that refuse what a browser was tricked into sending come before the token,
  * so such a request never earns a 401 that would make the browser ask its user for credentials.
+ * Every route is added through {@link Api.route}, which also describes it in
+ * `GET /api/openapi.json`.
  */
-export function buildApp(ctx: ServerContext): Hono<AppEnv> {
+export function buildApp(ctx: ServerContext): { app: Hono<AppEnv>; api: Api } {
   const app = new Hono<AppEnv>();
+  const api = new Api(app);
 
   app.use('*', responseHeaders());
-  // Liveness, answered before every check (decision 156): probes send the Host they like and no
-  // token, and the answer says nothing about the data. Not logged: probes come every few seconds.
-  app.get('/healthz', (c) => c.json({ ok: true }));
+  // Liveness, answered before every check (decision 156). Not logged: probes come every few
+  // seconds.
+  healthRoutes(api);
 
   app.use('*', requestLog(ctx.logger));
   app.use('*', hostCheck(ctx));
@@ -50,17 +56,19 @@ export function buildApp(ctx: ServerContext): Hono<AppEnv> {
   }
   app.use('*', crossSiteGuard(ctx));
   app.use('/api/session', crossSiteGuard(ctx, 'same-origin-only'));
-  // Routes served without a token (as /healthz, but behind the checks above) go here.
+  // Routes served without a token (as /healthz, but behind the checks above) go here, each
+  // declared `public: true` so that its description says so.
+  openApiRoutes(api);
   app.use('*', tokenAuth(ctx));
 
-  app.route('/api/session', sessionRoutes(ctx));
-  app.route('/api/runs', runRoutes(ctx));
-  app.route('/api/runs', runActionRoutes(ctx));
-  app.route('/api/dlq', dlqRoutes(ctx));
-  app.route('/api/schedules', scheduleRoutes(ctx));
-  app.route('/api/events/stream', eventStreamRoutes(ctx));
-  app.route('/metrics', metricsRoutes(ctx));
-  app.route('/', dashboardRoutes());
+  sessionRoutes(api, ctx);
+  runRoutes(api, ctx);
+  runActionRoutes(api, ctx);
+  dlqRoutes(api, ctx);
+  scheduleRoutes(api, ctx);
+  eventStreamRoutes(api, ctx);
+  metricsRoutes(api, ctx);
+  dashboardRoutes(api);
 
   app.notFound((c) =>
     c.json(errorBody('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`), 404),
@@ -82,5 +90,5 @@ export function buildApp(ctx: ServerContext): Hono<AppEnv> {
     return c.json(answer.body, answer.status);
   });
 
-  return app;
+  return { app, api };
 }

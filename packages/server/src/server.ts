@@ -119,7 +119,7 @@ export class CycloneServer {
       hub: this.hub,
       metrics: new EngineMetrics(this.client, options.registry),
     };
-    const app = buildApp(ctx);
+    const { app } = buildApp(ctx);
     this.fetch = async (request) => app.fetch(request);
     this.requestListener = getRequestListener(app.fetch);
   }

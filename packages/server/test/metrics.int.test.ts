@@ -13,7 +13,7 @@ function sample(text: string, name: string, labels: string): number | undefined 
 }
 
 describe('GET /metrics', () => {
-  it('reports runs by state, the DLQ by reason and queue depth and age by kind, from the database', async () => {
+  it('reports runs by state, the DLQ by reason and each kind’s queue, from the database', async () => {
     await env.client.submit(flow, {});
     await env.client.enqueue('emails.send', {});
     await env.client.enqueue('emails.send', {}, { scheduledAt: '1h' });
@@ -28,12 +28,12 @@ describe('GET /metrics', () => {
     expect(text).toContain('# TYPE cyclone_runs gauge');
     expect(sample(text, 'cyclone_runs', 'state="running"')).toBe(3);
     expect(sample(text, 'cyclone_runs', 'state="failed"')).toBe(0);
-    expect(sample(text, 'cyclone_queue_depth', 'kind="emails.send"')).toBe(2);
-    expect(sample(text, 'cyclone_queue_ready', 'kind="emails.send"')).toBe(1);
+    expect(sample(text, 'cyclone_queue_available_steps', 'kind="emails.send"')).toBe(2);
+    expect(sample(text, 'cyclone_queue_ready_steps', 'kind="emails.send"')).toBe(1);
     expect(
-      sample(text, 'cyclone_queue_oldest_available_age_seconds', 'kind="emails.send"'),
+      sample(text, 'cyclone_queue_oldest_ready_age_seconds', 'kind="emails.send"'),
     ).toBeGreaterThanOrEqual(89);
-    expect(sample(text, 'cyclone_queue_depth', 'kind="metered.work"')).toBe(1);
+    expect(sample(text, 'cyclone_queue_available_steps', 'kind="metered.work"')).toBe(1);
     expect(sample(text, 'cyclone_dlq_steps', 'reason="permanent"')).toBe(0);
 
     await env.startWorker({
@@ -49,8 +49,10 @@ describe('GET /metrics', () => {
       return sample(t, 'cyclone_dlq_steps', 'reason="permanent"') === 1 && t;
     }, 'the DLQ gauge to count the discard');
     expect(sample(after, 'cyclone_runs', 'state="failed"')).toBe(1);
-    // The kind's queue is empty now, and its series is gone rather than stuck at its last value.
-    expect(sample(after, 'cyclone_queue_depth', 'kind="metered.work"')).toBeUndefined();
+    // The kind's queue is empty now: its series reads zero, as a worker's own kinds do, rather
+    // than vanishing or keeping its last value.
+    expect(sample(after, 'cyclone_queue_available_steps', 'kind="metered.work"')).toBe(0);
+    expect(sample(after, 'cyclone_queue_ready_steps', 'kind="metered.work"')).toBe(0);
   });
 });
 

@@ -38,7 +38,7 @@ export { runOfDefinition, runOfJob } from './tables/runs/new-runs.js';
 export { Notifier, NotifierHealthCheckMs, type NotifierOptions } from './db/notifier.js';
 export { Channels } from './db/channels.js';
 export { uuidv7, isUuid } from './db/ids.js';
-export { QueueMetricsDefaults } from './reads/collect-queue-metrics.js';
+export { MetricsDefaults } from './reads/collect-metrics.js';
 export { tablesIn, type Tables } from './db/tables.js';
 export { withTransaction, isRetryableTransactionError } from './db/transaction.js';
 export {

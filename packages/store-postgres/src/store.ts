@@ -15,7 +15,6 @@ import type {
   Completion,
   CycloneStore,
   DueWaitsResult,
-  EngineGauges,
   ExhaustedPage,
   ExhaustedQuery,
   Failure,
@@ -23,11 +22,11 @@ import type {
   FireDueSchedulesPass,
   FireDueSchedulesResult,
   HeldStep,
+  MetricsQuery,
+  MetricsSnapshot,
   NewRun,
   NodeLocator,
   Queryable,
-  QueueMetrics,
-  QueueMetricsQuery,
   RedriveQuery,
   RedriveResult,
   RetryRequest,
@@ -64,8 +63,7 @@ import { pauseRun } from './operator/pause-run.js';
 import { redrive } from './operator/redrive.js';
 import { resumeRun } from './operator/resume-run.js';
 import { retryRun } from './operator/retry-run.js';
-import { collectQueueMetrics } from './reads/collect-queue-metrics.js';
-import { readEngineGauges } from './reads/read-engine-gauges.js';
+import { collectMetrics } from './reads/collect-metrics.js';
 import { readNodeFacts } from './reads/read-node-facts.js';
 import { readRun, readRunPage, readRuns } from './reads/read-runs.js';
 import { readEvents, readLeafOutputs, readNodeOutput, readSteps } from './reads/read-steps.js';
@@ -265,12 +263,8 @@ export class PostgresStore extends StoreBase implements CycloneStore {
     return this.guard('storedDefinition', () => findStoredDefinition(this.exec, { name }));
   }
 
-  engineGauges(): Promise<EngineGauges> {
-    return this.guard('engineGauges', () => readEngineGauges(this.exec));
-  }
-
-  collectQueueMetrics(query: QueueMetricsQuery = {}): Promise<QueueMetrics> {
-    return this.guard('collectQueueMetrics', () => collectQueueMetrics(this.exec, query));
+  collectMetrics(query: MetricsQuery = {}): Promise<MetricsSnapshot> {
+    return this.guard('collectMetrics', () => collectMetrics(this.exec, query));
   }
 
   upsertSchedule(schedule: ScheduleUpsert): Promise<ScheduleStatus> {

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { Counter as PromCounter, Histogram as PromHistogram, Registry } from 'prom-client';
-import type { ClaimedStep, QueueMetricsReads } from '@cyclone/store-postgres';
+import type { ClaimedStep, MetricsReads } from '@cyclone/store-postgres';
 import { MetricsUnavailableError } from '@cyclone/core';
 import type { MetricsRegistry } from '@cyclone/scheduler';
-import { loadPromClient, type PromClient } from '@cyclone/scheduler/prom-client';
-import { QueueGauges } from './queue-gauges.js';
+import { DatabaseGauges, loadPromClient, type PromClient } from '@cyclone/scheduler/prom-client';
+import { loggableError } from './log-error.js';
 import type { StepMetrics } from './step-metrics.js';
 
 /** Handler run times, in seconds: from a quick handler to a five-minute one. */
@@ -35,13 +35,14 @@ export interface WorkerMetricsOptions {
   /** The application's registry, or undefined for a registry of the worker's own. */
   readonly registry: MetricsRegistry | undefined;
   readonly kinds: readonly string[];
-  readonly store: QueueMetricsReads;
+  readonly store: MetricsReads;
   readonly logger: Logger;
 }
 
 /**
  * A worker's Prometheus metrics: counters and histograms fed by the hot path (see
- * {@link StepMetrics}), and gauges read from the database at scrape time (see {@link QueueGauges}).
+ * {@link StepMetrics}), and the gauges read from the database at scrape time for the worker's own
+ * kinds ({@link DatabaseGauges}, the same the HTTP server prints).
  */
 export class WorkerMetrics implements StepMetrics {
   /** Where the metrics are registered: the application's registry or the worker's own. */
@@ -113,7 +114,21 @@ export class WorkerMetrics implements StepMetrics {
     // Every kind's series exists from the start, at zero: a rate over a counter that appears
     // only with its first increment misses that increment.
     for (const kind of options.kinds) this.series.set(kind, this.bind(kind));
-    new QueueGauges(prom, registers, options.store, options.kinds, options.logger);
+    const { logger } = options;
+    new DatabaseGauges({
+      prom,
+      registers,
+      store: options.store,
+      kinds: options.kinds,
+      discoverKinds: false,
+      runs: false,
+      // The counters are still served while the database is not.
+      onReadError: (error) =>
+        logger.warn(
+          { error: loggableError(error) },
+          'reading the database gauges failed; this scrape omits them',
+        ),
+    });
   }
 
   claimed(ms: number, steps: readonly ClaimedStep[]): void {

@@ -6,7 +6,7 @@ import type { Scheduler } from '@cyclone/scheduler';
 import { embeddedScheduler } from './embedded-scheduler.js';
 import {
   connectStore,
-  type QueueMetricsReads,
+  type MetricsReads,
   type StoreNotifications,
   type WorkerStore,
 } from '@cyclone/store-postgres';
@@ -64,7 +64,7 @@ export const ShutdownAbortGraceMs = 1_000;
 export class Worker {
   /** This worker's id, as recorded on its claims. */
   readonly id: string;
-  readonly store: WorkerStore & StoreNotifications & QueueMetricsReads;
+  readonly store: WorkerStore & StoreNotifications & MetricsReads;
   private readonly closeConnection: () => Promise<void>;
   private readonly logger: Logger;
   private readonly config: WorkerConfig;
@@ -159,9 +159,9 @@ export class Worker {
   /**
    * The worker's metrics in the Prometheus text format: steps claimed, completed, failed (by kind
    * and outcome), snoozed and dropped; handler, claim and queue-wait histograms; and, read from the
-   * database now, queue depth and oldest available age for its kinds and the DLQ's size by reason
-   * (plus the embedded scheduler's leader gauge with `scheduler: true`). With `metricsRegistry`,
-   * the text of that whole registry. Serve it on your `/metrics` endpoint.
+   * database now, the available and ready steps and the oldest ready age of its kinds and the DLQ
+   * size by reason (plus the embedded scheduler's leader gauge with `scheduler: true`). With
+   * `metricsRegistry`, the text of that whole registry. Serve it on your `/metrics` endpoint.
    *
    * @throws MetricsUnavailableError when prom-client (an optional peer dependency) is not installed
    */

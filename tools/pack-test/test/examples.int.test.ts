@@ -187,7 +187,7 @@ describe('the examples', () => {
   it('metrics.ts serves the worker metrics, runs a job and prints what a scrape returns', async () => {
     const { stdout } = await example('metrics.ts', env);
     expect(stdout).toMatch(/^cyclone_steps_completed_total\{kind="email\.send"\} [1-9]\d*$/m);
-    expect(stdout).toMatch(/^cyclone_queue_depth\{kind="email\.send"\} \d+$/m);
+    expect(stdout).toMatch(/^cyclone_queue_ready_steps\{kind="email\.send"\} \d+$/m);
     expect(stdout).toMatch(/^cyclone_dlq_steps\{reason="permanent"\} \d+$/m);
     expect(stdout).toMatch(/^cyclone_scheduler_leader [01]$/m);
   });

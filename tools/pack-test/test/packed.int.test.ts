@@ -27,6 +27,7 @@ import {
 const work = mkdtempSync(path.join(tmpdir(), 'cyclone-packed-'));
 const app = path.join(work, 'app');
 const tsc = inRepo('node_modules', 'typescript', 'bin', 'tsc');
+const openapiTypescript = inRepo('node_modules', 'openapi-typescript', 'bin', 'cli.js');
 
 /** The program both module systems run; `imports` and `start` differ between them. */
 function program(flavour: 'esm' | 'cjs', imports: string, start: string): string {
@@ -103,6 +104,44 @@ const schemaFile = `import { cycloneRuns, cycloneSteps } from '@cyclone/store-po
 export const tables: string[] = [cycloneRuns, cycloneSteps].map((table) => String(table));
 `;
 
+/** The version of `openapi-fetch` the typed API client is checked with. */
+const OpenApiFetchVersion = '0.17.0';
+
+/**
+ * A client of the HTTP API, typed by what `openapi-typescript` generated from the description the
+ * installed server serves: it lists runs, meets a 404 as a typed error, and redrives the DLQ. The
+ * `@ts-expect-error` lines prove the types are real: without them the file would not compile.
+ */
+const apiClientFile = `import createClient from 'openapi-fetch';
+import type { components, paths } from './cyclone-api.js';
+
+type Run = components['schemas']['Run'];
+
+const cyclone = createClient<paths>({ baseUrl: process.argv[2]! });
+
+const listed = await cyclone.GET('/api/runs', {
+  params: { query: { state: ['completed'], limit: 10 } },
+});
+if (listed.error) throw new Error(\`listing runs answered \${listed.error.error.code}\`);
+const runs: Run[] = listed.data.runs;
+const states: string[] = runs.map((run) => run.state);
+
+const missing = await cyclone.GET('/api/runs/{id}', {
+  params: { path: { id: '0193c1a2-7d3e-7000-8a1b-2f3c4d5e6f70' } },
+});
+const code: string | undefined = missing.error?.error.code;
+
+const redriven = await cyclone.POST('/api/dlq/redrive', { body: { reason: 'permanent' } });
+const retried: number | undefined = redriven.data?.retried;
+
+// @ts-expect-error: the DLQ has no such reason
+void cyclone.GET('/api/dlq', { params: { query: { reason: 'bogus' } } });
+// @ts-expect-error: a run's path needs its id
+void cyclone.GET('/api/runs/{id}', {});
+
+console.log('RESULT ' + JSON.stringify({ states, code, retried }));
+`;
+
 /** How many migrations the installed store package ships. */
 function shippedMigrations(): number {
   const journal = path.join(
@@ -168,6 +207,8 @@ describe('the packed packages, installed into an application', () => {
         '--ignore-scripts',
         ...tarballs,
         '@types/node@^20.19.0',
+        // The typed client a TypeScript user of the HTTP API would write (see the server README).
+        `openapi-fetch@${OpenApiFetchVersion}`,
       ],
       { cwd: app, env: cleanEnv(), timeoutMs: 420_000 },
     );
@@ -285,14 +326,15 @@ describe('the packed packages, installed into an application', () => {
     expect(row?.n).toBe(shippedMigrations());
   });
 
-  it('serves the API and the dashboard files from the installed CLI (`cyclone serve`)', async () => {
+  /** Starts the installed CLI's `cyclone serve` on a free port; resolves with its URL. */
+  async function serve(): Promise<{ url: string; stop: () => void }> {
     const child = spawn(
       path.join(app, 'node_modules', '.bin', 'cyclone'),
       ['serve', '--port', '0', '--database-url', database.url],
       { cwd: app, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    let output = '';
     try {
-      let output = '';
       const url = await new Promise<string>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no serving line:\n${output}`)), 60_000);
         const onData = (chunk: Buffer) => {
@@ -309,12 +351,56 @@ describe('the packed packages, installed into an application', () => {
           reject(new Error(`cyclone serve exited (${code}):\n${output}`)),
         );
       });
+      return { url, stop: () => child.kill('SIGTERM') };
+    } catch (error) {
+      child.kill('SIGTERM');
+      throw error;
+    }
+  }
+
+  it('serves the API and the dashboard files from the installed CLI (`cyclone serve`)', async () => {
+    const { url, stop } = await serve();
+    try {
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
       expect(await (await fetch(`${url}/api/runs`)).json()).toEqual({ runs: expect.any(Array) });
       expect(await (await fetch(`${url}/`)).text()).toContain('/assets/app.js');
       expect((await fetch(`${url}/assets/app.js`)).status).toBe(200);
     } finally {
-      child.kill('SIGTERM');
+      stop();
+    }
+  });
+
+  it('generates a typed client from the served API description, which type-checks and runs', async () => {
+    const { url, stop } = await serve();
+    try {
+      const description = await fetch(`${url}/api/openapi.json`);
+      expect(description.status).toBe(200);
+      writeFileSync(path.join(app, 'openapi.json'), await description.text());
+      await run(
+        process.execPath,
+        [openapiTypescript, 'openapi.json', '--output', 'src/cyclone-api.d.ts'],
+        { cwd: app, env: cleanEnv() },
+      );
+      writeFileSync(path.join(app, 'src', 'api-client.mts'), apiClientFile);
+      writeJson(path.join(app, 'tsconfig.api.json'), {
+        compilerOptions: { ...compilerOptions, module: 'nodenext', moduleResolution: 'nodenext' },
+        files: ['src/api-client.mts'],
+      });
+      await run(process.execPath, [tsc, '-p', 'tsconfig.api.json'], { cwd: app });
+      const { stdout } = await run(process.execPath, ['out/api-client.mjs', url], {
+        cwd: app,
+        env: cleanEnv(),
+      });
+      const line = stdout.split('\n').find((text) => text.startsWith('RESULT '));
+      expect(line, stdout).toBeDefined();
+      // The programs above completed their runs on this database; the DLQ holds none of them.
+      expect(JSON.parse(line!.slice('RESULT '.length))).toEqual({
+        states: expect.arrayContaining(['completed']),
+        code: 'NOT_FOUND',
+        retried: 0,
+      });
+    } finally {
+      stop();
     }
   });
 });

@@ -1,7 +1,7 @@
 import { isCycloneError, ValidationError, type ValidationIssue } from '@cyclone/core';
 
 /** The operator refusals that answer 409, with the reason each carries when the store gave none. */
-const RefusalCodes: Readonly<Record<string, string>> = {
+export const RefusalCodes: Readonly<Record<string, string>> = {
   ALREADY_TERMINAL: 'terminal',
   NO_EXHAUSTED_NODE: 'invalid-entry',
   CHILD_NOT_RETRYABLE: 'invalid-entry',
@@ -11,7 +11,10 @@ const RefusalCodes: Readonly<Record<string, string>> = {
 };
 
 /** Codes that mean the database cannot serve now: retry later, the request itself was fine. */
-const UnavailableCodes = new Set(['DATABASE_UNREACHABLE', 'SCHEMA_NOT_MIGRATED']);
+export const UnavailableCodes: ReadonlySet<string> = new Set([
+  'DATABASE_UNREACHABLE',
+  'SCHEMA_NOT_MIGRATED',
+]);
 
 /** The JSON every error answers with. */
 export interface ErrorBody {

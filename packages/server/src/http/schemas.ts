@@ -2,18 +2,54 @@ import { ExhaustedReasons, MaxExhaustedLimit } from '@cyclone/client';
 import { RunState } from '@cyclone/core';
 import { z } from 'zod';
 
+/*
+ * The schemas every request is parsed with (see api.ts), and which `GET /api/openapi.json`
+ * describes. Query strings are text: their numbers are coerced, and `meta({ type })` says what
+ * the description should show, since zod's coercion reads any input.
+ */
+
 /** An ISO 8601 time (`2026-12-01T12:00:00Z`), as a Date. */
 export const isoTime = z
   .string()
   .refine((v) => !Number.isNaN(Date.parse(v)), { message: 'expected an ISO 8601 time' })
-  .transform((v) => new Date(v));
+  .transform((v) => new Date(v))
+  .meta({ type: 'string', format: 'date-time', description: 'An ISO 8601 time' });
+
+/** An integer from `min` to `max` in a query string. */
+function queryInteger(min: number, max?: number, description?: string) {
+  const atLeast = z.coerce.number().int().min(min);
+  const schema =
+    max === undefined
+      ? atLeast
+      : atLeast.max(max, { message: `expected an integer from ${min} to ${max}` });
+  return schema.meta({
+    type: 'integer',
+    minimum: min,
+    ...(max === undefined ? {} : { maximum: max }),
+    ...(description === undefined ? {} : { description }),
+  });
+}
 
 /** A page size from a query string. */
-export const limitParam = z.coerce
-  .number()
-  .int()
-  .min(1)
-  .max(MaxExhaustedLimit, { message: `expected an integer from 1 to ${MaxExhaustedLimit}` });
+export const limitParam = queryInteger(1, MaxExhaustedLimit);
+
+/** `/api/runs/{id}/...`. */
+export const runParams = z.strictObject({ id: z.string().meta({ description: 'A run id' }) });
+
+/** `/api/runs/{id}/nodes/{node}/...`. */
+export const nodeParams = runParams.extend({
+  node: z.string().meta({ description: 'A node name, `node[i]` for an item task, or a step id' }),
+});
+
+/** `/api/runs/{id}/signals/{name}`. */
+export const signalParams = runParams.extend({
+  name: z.string().meta({ description: 'The signal name' }),
+});
+
+/** `/api/schedules/{id}/...`. */
+export const scheduleParams = z.strictObject({
+  id: z.string().meta({ description: 'A schedule id' }),
+});
 
 const runStates = Object.values(RunState) as [string, ...string[]];
 
@@ -21,6 +57,9 @@ const runStates = Object.values(RunState) as [string, ...string[]];
 export const runsQuery = z.strictObject({
   state: z
     .array(z.string())
+    .meta({
+      description: `One state, a comma-separated list, or repeated: ${runStates.join(', ')}`,
+    })
     .optional()
     .transform((values) => values?.flatMap((v) => v.split(',')).filter((v) => v !== ''))
     .pipe(z.array(z.enum(runStates)).optional()),
@@ -35,8 +74,12 @@ export const runsQuery = z.strictObject({
 
 /** `GET /api/runs/:id/events`. */
 export const eventsQuery = z.strictObject({
-  after: z.coerce.number().int().min(0).optional(),
-  limit: z.coerce.number().int().min(1).max(10_000).optional(),
+  after: queryInteger(
+    0,
+    undefined,
+    'The last event id seen; omit it to start at the submission (id 0)',
+  ).optional(),
+  limit: queryInteger(1, 10_000).optional(),
 });
 
 /** `POST /api/runs`: a workflow by the name it was stored under. */
@@ -83,7 +126,11 @@ export const redriveBody = z
 
 /** `GET /api/schedules`: how many recent fires to include with each schedule. */
 export const schedulesQuery = z.strictObject({
-  fires: z.coerce.number().int().min(0).max(100).optional(),
+  fires: queryInteger(
+    0,
+    100,
+    'How many of its newest fires to show with each schedule (default 5)',
+  ).optional(),
 });
 
 /** `GET /api/schedules/:id/fires`. */
@@ -91,3 +138,6 @@ export const firesQuery = z.strictObject({ limit: limitParam.optional() });
 
 /** `POST /api/schedules/:id/backfill`. */
 export const backfillBody = z.strictObject({ from: isoTime, to: isoTime });
+
+/** `POST /api/runs/:id/signals/:name`: the payload, any JSON; an empty body sends none. */
+export const signalPayload = z.unknown().meta({ description: 'The payload: any JSON' });

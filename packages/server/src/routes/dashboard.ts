@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { Hono } from 'hono';
-import type { AppEnv } from '../http/context.js';
+import { z } from 'zod';
+import type { Api } from '../http/api.js';
+import { errorBody } from '../http/http-errors.js';
 
 /** The dashboard's files, shipped in the package's `dashboard/` folder beside `src/` and `dist/`. */
 const folder = new URL('../../dashboard/', import.meta.url);
@@ -34,20 +35,48 @@ const Headers = {
   'Cache-Control': 'no-cache',
 };
 
+/** `/assets/{name}`. */
+const assetParams = z.strictObject({
+  name: z.string().meta({ description: 'A file of the dashboard: `app.js` or `style.css`' }),
+});
+
 /** The dashboard: a single page (`/`) and its two assets, with no build step and no CDN. */
-export function dashboardRoutes(): Hono<AppEnv> {
+export function dashboardRoutes(api: Api): void {
   const assets = load();
-  const app = new Hono<AppEnv>();
   const serve = (name: string) => {
     const file = assets.get(name)!;
     return new Response(file.body, { headers: { ...Headers, 'Content-Type': file.type } });
   };
-  app.get('/', () => serve('index.html'));
-  app.get('/assets/:name', (c) => {
-    const name = c.req.param('name');
-    return assets.has(name) && name !== 'index.html'
-      ? serve(name)
-      : c.json({ error: { code: 'NOT_FOUND', message: 'no such asset' } }, 404);
-  });
-  return app;
+  api.route(
+    {
+      method: 'get',
+      path: '/',
+      operationId: 'getDashboard',
+      tag: 'dashboard',
+      summary: 'The dashboard page',
+      answers: { 200: { description: 'The page', content: { 'text/html': z.string() } } },
+    },
+    () => serve('index.html'),
+  );
+  api.route(
+    {
+      method: 'get',
+      path: '/assets/{name}',
+      operationId: 'getDashboardAsset',
+      tag: 'dashboard',
+      summary: "The dashboard's script and style sheet",
+      params: assetParams,
+      answers: {
+        200: {
+          description: 'The file',
+          content: { 'text/javascript': z.string(), 'text/css': z.string() },
+        },
+      },
+      errors: [404],
+    },
+    ({ params }) =>
+      assets.has(params.name) && params.name !== 'index.html'
+        ? serve(params.name)
+        : { status: 404, body: errorBody('NOT_FOUND', 'no such asset') },
+  );
 }

@@ -1,38 +1,54 @@
 import type { ExhaustedReason } from '@cyclone/client';
-import { Hono } from 'hono';
-import type { AppEnv, ServerContext } from '../http/context.js';
-import { queryObject } from '../http/request-query.js';
+import type { Api } from '../http/api.js';
+import type { ServerContext } from '../http/context.js';
+import { exhaustedPage, redriveResult } from '../http/response-schemas.js';
 import { dlqQuery, redriveBody } from '../http/schemas.js';
-import { parseRequest, readJsonBody } from '../http/validation.js';
 
 /** The DLQ: `GET /api/dlq?reason=&workflow=` (a page of discarded steps) and `POST /api/dlq/redrive`. */
-export function dlqRoutes(ctx: ServerContext): Hono<AppEnv> {
+export function dlqRoutes(api: Api, ctx: ServerContext): void {
   const { client } = ctx;
-  const app = new Hono<AppEnv>();
 
-  app.get('/', async (c) => {
-    const q = parseRequest(dlqQuery, queryObject(c), 'query');
-    return c.json(
-      await client.listExhausted({
+  api.route(
+    {
+      method: 'get',
+      path: '/api/dlq',
+      operationId: 'listDlq',
+      tag: 'dlq',
+      summary: 'Discarded steps, newest first; follow nextCursor for the next page',
+      query: dlqQuery,
+      answers: { 200: { description: 'A page of the DLQ', body: exhaustedPage } },
+      errors: [400, 503],
+    },
+    async ({ query: q }) => ({
+      status: 200,
+      body: await client.listExhausted({
         ...(q.reason === undefined ? {} : { reason: q.reason as ExhaustedReason }),
         ...(q.workflow === undefined ? {} : { workflow: q.workflow }),
         ...(q.cursor === undefined ? {} : { cursor: q.cursor }),
         ...(q.limit === undefined ? {} : { limit: q.limit }),
       }),
-    );
-  });
+    }),
+  );
 
-  app.post('/redrive', async (c) => {
-    const body = parseRequest(redriveBody, await readJsonBody(c.req.raw), 'body');
-    return c.json(
-      await client.redrive({
+  api.route(
+    {
+      method: 'post',
+      path: '/api/dlq/redrive',
+      operationId: 'redriveDlq',
+      tag: 'dlq',
+      summary: 'Retries discarded steps matching the filters; an empty body redrives everything',
+      body: redriveBody,
+      answers: { 200: { description: 'What was retried', body: redriveResult } },
+      errors: [400, 503],
+    },
+    async ({ body }) => ({
+      status: 200,
+      body: await client.redrive({
         ...(body.reason === undefined ? {} : { reason: body.reason as ExhaustedReason }),
         ...(body.workflow === undefined ? {} : { workflow: body.workflow }),
         ...(body.before === undefined ? {} : { before: body.before }),
         ...(body.limit === undefined ? {} : { limit: body.limit }),
       }),
-    );
-  });
-
-  return app;
+    }),
+  );
 }

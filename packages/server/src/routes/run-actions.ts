@@ -1,50 +1,116 @@
 import type { Client } from '@cyclone/client';
-import { Hono } from 'hono';
-import type { AppEnv, ServerContext } from '../http/context.js';
-import { queryObject } from '../http/request-query.js';
-import { retryBody, signalQuery } from '../http/schemas.js';
-import { parseRequest, readJsonBody } from '../http/validation.js';
+import type { Api } from '../http/api.js';
+import type { ServerContext } from '../http/context.js';
+import { runAnswer, signalReceipt } from '../http/response-schemas.js';
+import { retryBody, runParams, signalParams, signalPayload, signalQuery } from '../http/schemas.js';
 
-/** An action that answers with the run as it is after the action. */
-type RunAction = (client: Client, runId: string, body: unknown) => Promise<void>;
+/** An action on a run without a body, and what its route says of it. */
+interface RunAction {
+  readonly name: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly act: (client: Client, runId: string) => Promise<void>;
+}
 
-const actions: Readonly<Record<string, RunAction>> = {
-  cancel: (client, runId) => client.cancel(runId),
-  retry: (client, runId, body) =>
-    client.retry(runId, parseRequest(retryBody, body ?? {}, 'body').node),
-  'retry-all': (client, runId) => client.retryAll(runId),
-  pause: (client, runId) => client.run(runId).pause(),
-  resume: (client, runId) => client.run(runId).resume(),
-};
+const actions: readonly RunAction[] = [
+  {
+    name: 'cancel',
+    operationId: 'cancelRun',
+    summary: 'Cancels a running or paused run and its open steps',
+    act: (client, runId) => client.cancel(runId),
+  },
+  {
+    name: 'retry-all',
+    operationId: 'retryAllNodes',
+    summary: "Retries every discarded node of a run (a failed run's discards)",
+    act: (client, runId) => client.retryAll(runId),
+  },
+  {
+    name: 'pause',
+    operationId: 'pauseRun',
+    summary: 'Pauses a run: no step starts until it is resumed',
+    act: (client, runId) => client.run(runId).pause(),
+  },
+  {
+    name: 'resume',
+    operationId: 'resumeRun',
+    summary: 'Resumes a paused run',
+    act: (client, runId) => client.run(runId).resume(),
+  },
+];
+
+/** What every action answers. */
+const afterAction = { 200: { description: 'The run as it is after the action', body: runAnswer } };
 
 /**
  * The operator's actions on one run: `POST /api/runs/:id/cancel|retry|retry-all|pause|resume`
  * and `POST /api/runs/:id/signals/:name`. A refused action answers 409 with the rule's reason
  * (see http-errors.ts) and changed nothing.
  */
-export function runActionRoutes(ctx: ServerContext): Hono<AppEnv> {
+export function runActionRoutes(api: Api, ctx: ServerContext): void {
   const { client } = ctx;
-  const app = new Hono<AppEnv>();
 
-  for (const [name, act] of Object.entries(actions)) {
-    app.post(`/:id/${name}`, async (c) => {
-      const runId = c.req.param('id');
-      await act(client, runId, await readJsonBody(c.req.raw));
-      return c.json({ run: await client.getRun(runId) });
-    });
+  for (const { name, operationId, summary, act } of actions) {
+    api.route(
+      {
+        method: 'post',
+        path: `/api/runs/{id}/${name}`,
+        operationId,
+        tag: 'run actions',
+        summary,
+        params: runParams,
+        answers: afterAction,
+        errors: [404, 409, 503],
+      },
+      async ({ params }) => {
+        await act(client, params.id);
+        return { status: 200, body: { run: await client.getRun(params.id) } };
+      },
+    );
   }
 
-  app.post('/:id/signals/:name', async (c) => {
-    const q = parseRequest(signalQuery, queryObject(c), 'query');
-    const payload = await readJsonBody(c.req.raw);
-    const receipt = await client.signal(
-      c.req.param('id'),
-      c.req.param('name'),
-      payload,
-      q.id === undefined ? undefined : { id: q.id },
-    );
-    return c.json(receipt);
-  });
+  api.route(
+    {
+      method: 'post',
+      path: '/api/runs/{id}/retry',
+      operationId: 'retryNode',
+      tag: 'run actions',
+      summary: 'Retries a discarded node (by name or step id)',
+      params: runParams,
+      body: retryBody,
+      answers: afterAction,
+      errors: [400, 404, 409, 503],
+    },
+    async ({ params, body }) => {
+      await client.retry(params.id, body.node);
+      return { status: 200, body: { run: await client.getRun(params.id) } };
+    },
+  );
 
-  return app;
+  api.route(
+    {
+      method: 'post',
+      path: '/api/runs/{id}/signals/{name}',
+      operationId: 'signalRun',
+      tag: 'run actions',
+      summary: 'Sends a signal to a run; the body is its payload (any JSON, or none)',
+      description:
+        'The first node waiting for the name consumes it, or the run keeps it until one does. ' +
+        'The same `id` twice is delivered once.',
+      params: signalParams,
+      query: signalQuery,
+      body: signalPayload,
+      answers: { 200: { description: "The signal's receipt", body: signalReceipt } },
+      errors: [400, 404, 409, 503],
+    },
+    async ({ params, query, body }) => {
+      const receipt = await client.signal(
+        params.id,
+        params.name,
+        body,
+        query.id === undefined ? undefined : { id: query.id },
+      );
+      return { status: 200, body: receipt };
+    },
+  );
 }

@@ -5,76 +5,144 @@ import {
   type RunState,
 } from '@cyclone/core';
 import type { SubmitOptions } from '@cyclone/client';
-import { Hono } from 'hono';
-import type { AppEnv, ServerContext } from '../http/context.js';
-import { queryObject } from '../http/request-query.js';
-import { eventsQuery, runsQuery, submitBody } from '../http/schemas.js';
-import { parseRequest, readJsonBody } from '../http/validation.js';
+import type { Api } from '../http/api.js';
+import type { ServerContext } from '../http/context.js';
+import {
+  eventList,
+  nodeExplanation,
+  runPage,
+  runWithSteps,
+  submittedRun,
+} from '../http/response-schemas.js';
+import { eventsQuery, nodeParams, runParams, runsQuery, submitBody } from '../http/schemas.js';
 
 /**
  * Reading runs and starting them: `GET /api/runs`, `GET /api/runs/:id` (with its steps),
  * `GET /api/runs/:id/events`, `GET /api/runs/:id/nodes/:node/explain` and `POST /api/runs`.
  */
-export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
+export function runRoutes(api: Api, ctx: ServerContext): void {
   const { client } = ctx;
-  const app = new Hono<AppEnv>();
 
-  app.get('/', async (c) => {
-    const q = parseRequest(runsQuery, queryObject(c, ['state']), 'query');
-    const page = await client.listRuns({
-      ...(q.state && q.state.length > 0 ? { states: q.state as RunState[] } : {}),
-      ...(q.workflow === undefined ? {} : { workflow: q.workflow }),
-      ...(q.since === undefined ? {} : { createdAfter: q.since }),
-      ...(q.until === undefined ? {} : { createdBefore: q.until }),
-      ...(q.parent === undefined ? {} : { parentRunId: q.parent }),
-      ...(q.cursor === undefined ? {} : { cursor: q.cursor }),
-      ...(q.limit === undefined ? {} : { limit: q.limit }),
-    });
-    return c.json(page);
-  });
+  api.route(
+    {
+      method: 'get',
+      path: '/api/runs',
+      operationId: 'listRuns',
+      tag: 'runs',
+      summary: 'Runs, newest first; follow nextCursor for the next page',
+      query: runsQuery,
+      answers: { 200: { description: 'A page of runs', body: runPage } },
+      errors: [400, 503],
+    },
+    async ({ query: q }) => {
+      const page = await client.listRuns({
+        ...(q.state && q.state.length > 0 ? { states: q.state as RunState[] } : {}),
+        ...(q.workflow === undefined ? {} : { workflow: q.workflow }),
+        ...(q.since === undefined ? {} : { createdAfter: q.since }),
+        ...(q.until === undefined ? {} : { createdBefore: q.until }),
+        ...(q.parent === undefined ? {} : { parentRunId: q.parent }),
+        ...(q.cursor === undefined ? {} : { cursor: q.cursor }),
+        ...(q.limit === undefined ? {} : { limit: q.limit }),
+      });
+      return { status: 200, body: page };
+    },
+  );
 
-  app.get('/:id', async (c) => {
-    const id = c.req.param('id');
-    const run = await client.getRun(id);
-    const steps = await client.listSteps(id);
-    return c.json({ run, steps });
-  });
+  api.route(
+    {
+      method: 'get',
+      path: '/api/runs/{id}',
+      operationId: 'getRun',
+      tag: 'runs',
+      summary: 'A run, with its child runs, and its steps',
+      params: runParams,
+      answers: { 200: { description: 'The run and its steps', body: runWithSteps } },
+      errors: [404, 503],
+    },
+    async ({ params }) => {
+      const run = await client.getRun(params.id);
+      const steps = await client.listSteps(params.id);
+      return { status: 200, body: { run, steps } };
+    },
+  );
 
-  app.get('/:id/events', async (c) => {
-    const q = parseRequest(eventsQuery, queryObject(c), 'query');
-    const events = await client.events(c.req.param('id'), {
-      ...(q.after === undefined ? {} : { after: q.after }),
-      ...(q.limit === undefined ? {} : { limit: q.limit }),
-    });
-    return c.json({ events });
-  });
+  api.route(
+    {
+      method: 'get',
+      path: '/api/runs/{id}/events',
+      operationId: 'listRunEvents',
+      tag: 'runs',
+      summary: "A run's history, in order (`run_submitted` is id 0)",
+      params: runParams,
+      query: eventsQuery,
+      answers: { 200: { description: 'The events after `after`', body: eventList } },
+      errors: [400, 404, 503],
+    },
+    async ({ params, query: q }) => {
+      const events = await client.events(params.id, {
+        ...(q.after === undefined ? {} : { after: q.after }),
+        ...(q.limit === undefined ? {} : { limit: q.limit }),
+      });
+      return { status: 200, body: { events } };
+    },
+  );
 
-  app.get('/:id/nodes/:node/explain', async (c) => {
-    return c.json(await client.explain(c.req.param('id'), c.req.param('node')));
-  });
+  api.route(
+    {
+      method: 'get',
+      path: '/api/runs/{id}/nodes/{node}/explain',
+      operationId: 'explainNode',
+      tag: 'runs',
+      summary: 'Why a node is not running, and what would move it',
+      params: nodeParams,
+      answers: { 200: { description: 'The explanation', body: nodeExplanation } },
+      errors: [404, 503],
+    },
+    async ({ params }) => ({
+      status: 200,
+      body: await client.explain(params.id, params.node),
+    }),
+  );
 
-  app.post('/', async (c) => {
-    const body = parseRequest(submitBody, await readJsonBody(c.req.raw), 'body');
-    // The server holds no workflow code: it submits the definition stored under the name,
-    // the newest one a worker, scheduler or client stored.
-    const stored = await client.store.storedDefinition(body.workflow);
-    if (stored === undefined) throw new NotFoundError('workflow', body.workflow);
-    let definition;
-    try {
-      definition = parseWorkflowDefinition(stored);
-    } catch (error) {
-      throw new ValidationError('request body', [
-        {
-          path: 'workflow',
-          message: `the stored definition of ${body.workflow} no longer builds: ${error instanceof Error ? error.message : String(error)}`,
-        },
-      ]);
-    }
-    // The client validates the options' values (a duration's form, the key's length) and names them.
-    const options = (body.options ?? {}) as SubmitOptions;
-    const submitted = await client.submit(definition, body.input, options);
-    return c.json(submitted, submitted.created ? 201 : 200);
-  });
-
-  return app;
+  api.route(
+    {
+      method: 'post',
+      path: '/api/runs',
+      operationId: 'submitRun',
+      tag: 'runs',
+      summary: 'Submits a run of the workflow stored under a name',
+      description:
+        'The newest definition a worker, a scheduler or a client stored under the name is ' +
+        'submitted. An idempotency key seen before answers 200 with that run and `created: false`.',
+      body: submitBody,
+      answers: {
+        201: { description: 'The run was created', body: submittedRun },
+        200: { description: 'A run with this idempotency key existed', body: submittedRun },
+      },
+      errors: [400, 404, 503],
+    },
+    async ({ body }) => {
+      // The server holds no workflow code: it submits the definition stored under the name,
+      // the newest one a worker, scheduler or client stored.
+      const stored = await client.store.storedDefinition(body.workflow);
+      if (stored === undefined) throw new NotFoundError('workflow', body.workflow);
+      let definition;
+      try {
+        definition = parseWorkflowDefinition(stored);
+      } catch (error) {
+        throw new ValidationError('request body', [
+          {
+            path: 'workflow',
+            message: `the stored definition of ${body.workflow} no longer builds: ${error instanceof Error ? error.message : String(error)}`,
+          },
+        ]);
+      }
+      // The client validates the options' values (a duration's form, the key's length) and names them.
+      const options = (body.options ?? {}) as SubmitOptions;
+      const submitted = await client.submit(definition, body.input, options);
+      return submitted.created
+        ? { status: 201, body: submitted }
+        : { status: 200, body: submitted };
+    },
+  );
 }

@@ -1,8 +1,13 @@
-import { Hono } from 'hono';
-import type { AppEnv, ServerContext } from '../http/context.js';
-import { queryObject } from '../http/request-query.js';
-import { backfillBody, firesQuery, schedulesQuery } from '../http/schemas.js';
-import { parseRequest, readJsonBody } from '../http/validation.js';
+import type { Api } from '../http/api.js';
+import type { ServerContext } from '../http/context.js';
+import {
+  backfillResult,
+  fireList,
+  scheduleAnswer,
+  scheduleChanged,
+  scheduleList,
+} from '../http/response-schemas.js';
+import { backfillBody, firesQuery, scheduleParams, schedulesQuery } from '../http/schemas.js';
 
 /** Recent fires shown with each schedule when the query does not say. */
 const DefaultFires = 5;
@@ -11,51 +16,116 @@ const DefaultFires = 5;
  * Schedules: `GET /api/schedules` (each with its recent fires), `GET /api/schedules/:id`,
  * `GET /api/schedules/:id/fires`, and `POST /api/schedules/:id/pause|resume|backfill`.
  */
-export function scheduleRoutes(ctx: ServerContext): Hono<AppEnv> {
+export function scheduleRoutes(api: Api, ctx: ServerContext): void {
   const { client } = ctx;
-  const app = new Hono<AppEnv>();
 
-  app.get('/', async (c) => {
-    const q = parseRequest(schedulesQuery, queryObject(c), 'query');
-    const limit = q.fires ?? DefaultFires;
-    const schedules = await client.listSchedules();
-    const withFires = await Promise.all(
-      schedules.map(async (schedule) => ({
-        ...schedule,
-        fires: limit === 0 ? [] : await client.listScheduleFires(schedule.id, { limit }),
-      })),
-    );
-    return c.json({ schedules: withFires });
-  });
-
-  app.get('/:id', async (c) => {
-    const id = c.req.param('id');
-    const schedule = await client.getSchedule(id);
-    const fires = await client.listScheduleFires(id, { limit: DefaultFires });
-    return c.json({ schedule: { ...schedule, fires } });
-  });
-
-  app.get('/:id/fires', async (c) => {
-    const q = parseRequest(firesQuery, queryObject(c), 'query');
-    const fires = await client.listScheduleFires(
-      c.req.param('id'),
-      q.limit === undefined ? {} : { limit: q.limit },
-    );
-    return c.json({ fires });
-  });
-
-  app.post('/:id/pause', async (c) =>
-    c.json({ schedule: await client.pauseSchedule(c.req.param('id')) }),
+  api.route(
+    {
+      method: 'get',
+      path: '/api/schedules',
+      operationId: 'listSchedules',
+      tag: 'schedules',
+      summary: 'Every schedule, with its newest fires',
+      query: schedulesQuery,
+      answers: { 200: { description: 'The schedules', body: scheduleList } },
+      errors: [400, 503],
+    },
+    async ({ query }) => {
+      const limit = query.fires ?? DefaultFires;
+      const schedules = await client.listSchedules();
+      const withFires = await Promise.all(
+        schedules.map(async (schedule) => ({
+          ...schedule,
+          fires: limit === 0 ? [] : await client.listScheduleFires(schedule.id, { limit }),
+        })),
+      );
+      return { status: 200, body: { schedules: withFires } };
+    },
   );
 
-  app.post('/:id/resume', async (c) =>
-    c.json({ schedule: await client.resumeSchedule(c.req.param('id')) }),
+  api.route(
+    {
+      method: 'get',
+      path: '/api/schedules/{id}',
+      operationId: 'getSchedule',
+      tag: 'schedules',
+      summary: 'One schedule, with its newest fires',
+      params: scheduleParams,
+      answers: { 200: { description: 'The schedule', body: scheduleAnswer } },
+      errors: [404, 503],
+    },
+    async ({ params }) => {
+      const schedule = await client.getSchedule(params.id);
+      const fires = await client.listScheduleFires(params.id, { limit: DefaultFires });
+      return { status: 200, body: { schedule: { ...schedule, fires } } };
+    },
   );
 
-  app.post('/:id/backfill', async (c) => {
-    const body = parseRequest(backfillBody, await readJsonBody(c.req.raw), 'body');
-    return c.json(await client.backfill(c.req.param('id'), { from: body.from, to: body.to }));
-  });
+  api.route(
+    {
+      method: 'get',
+      path: '/api/schedules/{id}/fires',
+      operationId: 'listScheduleFires',
+      tag: 'schedules',
+      summary: "A schedule's fires, newest first",
+      params: scheduleParams,
+      query: firesQuery,
+      answers: { 200: { description: 'The fires', body: fireList } },
+      errors: [400, 404, 503],
+    },
+    async ({ params, query }) => ({
+      status: 200,
+      body: {
+        fires: await client.listScheduleFires(
+          params.id,
+          query.limit === undefined ? {} : { limit: query.limit },
+        ),
+      },
+    }),
+  );
 
-  return app;
+  for (const [name, operationId, summary] of [
+    ['pause', 'pauseSchedule', 'Pauses a schedule: its ticks are declined until it resumes'],
+    ['resume', 'resumeSchedule', 'Resumes a schedule at its next tick'],
+  ] as const) {
+    api.route(
+      {
+        method: 'post',
+        path: `/api/schedules/{id}/${name}`,
+        operationId,
+        tag: 'schedules',
+        summary,
+        params: scheduleParams,
+        answers: { 200: { description: 'The schedule afterwards', body: scheduleChanged } },
+        errors: [404, 503],
+      },
+      async ({ params }) => ({
+        status: 200,
+        body: {
+          schedule:
+            name === 'pause'
+              ? await client.pauseSchedule(params.id)
+              : await client.resumeSchedule(params.id),
+        },
+      }),
+    );
+  }
+
+  api.route(
+    {
+      method: 'post',
+      path: '/api/schedules/{id}/backfill',
+      operationId: 'backfillSchedule',
+      tag: 'schedules',
+      summary: 'One run per tick in [from, to) that has none yet',
+      params: scheduleParams,
+      body: backfillBody,
+      answers: { 200: { description: 'Runs created and ticks skipped', body: backfillResult } },
+      errors: [400, 404, 503],
+    },
+    async ({ params, body }) => ({
+      status: 200,
+      body: await client.backfill(params.id, { from: body.from, to: body.to }),
+    }),
+  );
 }

@@ -1,5 +1,6 @@
-import { Hono } from 'hono';
-import type { AppEnv, ServerContext } from '../http/context.js';
+import type { Api } from '../http/api.js';
+import type { ServerContext } from '../http/context.js';
+import { sessionBody } from '../http/response-schemas.js';
 import { presentedCredentials, requiresToken, type Granted } from '../security/tokens.js';
 
 /** What `GET /api/session` answers. */
@@ -20,14 +21,22 @@ export interface SessionBody {
  * request presented, to the server's own pages only (the route is guarded same-origin-only in
  * app.ts), and is never cached.
  */
-export function sessionRoutes(ctx: ServerContext): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  app.get('/', (c) => {
-    const presented = requiresToken(ctx.tokens)
-      ? presentedCredentials(c.req.header('Authorization'))
-      : undefined;
-    const body: SessionBody = { access: c.get('access'), bearer: presented?.secret ?? null };
-    return c.json(body, 200, { 'Cache-Control': 'no-store' });
-  });
-  return app;
+export function sessionRoutes(api: Api, ctx: ServerContext): void {
+  api.route(
+    {
+      method: 'get',
+      path: '/api/session',
+      operationId: 'getSession',
+      tag: 'server',
+      summary: 'What the credentials allow, and the token they carried (same-origin pages only)',
+      answers: { 200: { description: 'The session', body: sessionBody } },
+    },
+    (_input, c) => {
+      const presented = requiresToken(ctx.tokens)
+        ? presentedCredentials(c.req.header('Authorization'))
+        : undefined;
+      const body: SessionBody = { access: c.get('access'), bearer: presented?.secret ?? null };
+      return { status: 200, body, headers: { 'Cache-Control': 'no-store' } };
+    },
+  );
 }

@@ -11,8 +11,7 @@ import type { MaintenanceStore } from './maintenance-store.js';
 import type { StoreNotifications } from './notifications.js';
 import type { OperatorCommands } from './operator-store.js';
 import type { ScheduleCommands } from './schedule-store.js';
-import type { QueueMetricsReads } from './queue-metrics-reads.js';
-import type { MetricsReads } from './metrics-store.js';
+import type { MetricsReads } from './metrics-reads.js';
 import type { LimitCommands } from './limit-store.js';
 
 export type * from './worker-store.js';
@@ -25,8 +24,7 @@ export type * from './notifications.js';
 export type * from './operator-store.js';
 export type * from './schema-check.js';
 export type * from './schedule-store.js';
-export type * from './queue-metrics-reads.js';
-export type * from './metrics-store.js';
+export type * from './metrics-reads.js';
 export type * from './limit-store.js';
 
 /** What `@cyclone/client` uses. */
@@ -35,7 +33,6 @@ export type ClientStore = RunCommands &
   LimitCommands &
   RunReads &
   ScheduleCommands &
-  QueueMetricsReads &
   MetricsReads &
   StoreNotifications;
 
@@ -47,6 +44,5 @@ export type CycloneStore = WorkerStore &
   RunReads &
   MaintenanceStore &
   ScheduleCommands &
-  QueueMetricsReads &
   MetricsReads &
   StoreNotifications;

@@ -2,6 +2,7 @@ import { StepState, WorkflowNodeType, type RunState } from '@cyclone/core';
 import type { StepRecord } from '../schema/rows.js';
 import type { Executor } from '../db/executor.js';
 import { defineStatement } from '../db/statement.js';
+import { limitHolds } from '../tables/limits/limit-holds.js';
 
 /** The step to explain: by step id, or by node name and item index (null for a node step). */
 export interface GetNodeFactsParams {
@@ -51,6 +52,7 @@ export type NodeFactsRow = Pick<
   | 'wait_deadline_at'
   | 'child_run_id'
   | 'max_parallel'
+  | 'concurrency_key'
 > & {
   now: Date;
   run_state: RunState;
@@ -68,6 +70,15 @@ export type NodeFactsRow = Pick<
   child_state: RunState | null;
   live_workers: number;
   serving_workers: string[];
+  /** The step's kind's flow limits and what they hold (null columns without limits). */
+  concurrency_max: number | null;
+  concurrency_per_key: boolean | null;
+  concurrency_running: number | null;
+  rate_limit: number | null;
+  rate_period: string | null;
+  rate_per_key: boolean | null;
+  rate_starts: number | null;
+  rate_until: Date | null;
 };
 
 /**
@@ -93,20 +104,23 @@ SELECT now() AS now, r.state AS run_state, r.paused_at, s.*,
   coalesce(items.unfinished, '{}') AS unfinished,
   coalesce(items.unfinished_count, 0)::int AS unfinished_count,
   (SELECT c.state FROM ${t.runs} c WHERE c.id = s.child_run_id) AS child_state,
-  w.live AS live_workers, w.serving AS serving_workers
+  w.live AS live_workers, w.serving AS serving_workers,
+  lim.concurrency_max, lim.concurrency_per_key, lim.concurrency_running, lim.rate_limit,
+  lim.rate_period, lim.rate_per_key, lim.rate_starts, lim.rate_until
 FROM ${t.runs} r
 LEFT JOIN LATERAL (
   SELECT x.id, x.node, x.node_type, x.kind, x.state, x.item_index, x.parent_step_id, x.attempts,
          x.max_attempts, x.reclaims, x.error, x.error_kind, x.timed_out, x.scheduled_at,
          x.claimed_by, x.lease_expires_at, x.wait_signals, x.wait_n,
          coalesce(jsonb_array_length(x.wait_payloads), 0) AS wait_gathered, x.wait_deadline_at,
-         x.child_run_id, x.depends_on
+         x.child_run_id, x.depends_on, x.concurrency_key
   FROM ${t.steps} x
   WHERE x.run_id = r.id
     AND CASE WHEN ${p.stepId}::uuid IS NOT NULL THEN x.id = ${p.stepId}::uuid
              ELSE x.node = ${p.node}::text
                   AND x.item_index IS NOT DISTINCT FROM ${p.itemIndex}::int END
 ) s ON true
+LEFT JOIN LATERAL (${limitHolds(t, 's')}) lim ON true
 LEFT JOIN ${t.steps} f
   ON f.id = CASE WHEN s.node_type = ${p.fanOutType}::text THEN s.id ELSE s.parent_step_id END
 LEFT JOIN LATERAL (

@@ -1,5 +1,6 @@
 import type { Executor } from '../db/executor.js';
 import { defineStatement } from '../db/statement.js';
+import { limitHolds } from '../tables/limits/limit-holds.js';
 import { STEP_COLUMNS, type StepReadRow } from './run-columns.js';
 
 /** The run whose steps to list. */
@@ -10,7 +11,10 @@ export interface ListStepsParams {
 const statement = defineStatement<ListStepsParams, StepReadRow>(
   'list-steps',
   (t, p) => `
-SELECT ${STEP_COLUMNS}, output FROM ${t.steps}
+SELECT ${STEP_COLUMNS}, output,
+       coalesce(lim.held AND scheduled_at <= now(), false) AS awaiting_resource
+FROM ${t.steps} s
+LEFT JOIN LATERAL (${limitHolds(t, 's')}) lim ON true
 WHERE run_id = ${p.runId}
 ORDER BY item_index NULLS FIRST, created_at, id
 `,

@@ -70,5 +70,30 @@ export async function readNodeFacts(
         ? null
         : { id: row.child_run_id, state: row.child_state },
     workers: { live: row.live_workers, serving: row.serving_workers },
+    limits:
+      row.concurrency_max === null && row.rate_limit === null
+        ? null
+        : {
+            concurrency:
+              row.concurrency_max === null
+                ? null
+                : {
+                    max: row.concurrency_max,
+                    perKey: row.concurrency_per_key === true,
+                    key: row.concurrency_key,
+                    running: row.concurrency_running ?? 0,
+                  },
+            rate:
+              row.rate_limit === null
+                ? null
+                : {
+                    limit: row.rate_limit,
+                    period: row.rate_period ?? '',
+                    perKey: row.rate_per_key === true,
+                    key: row.concurrency_key,
+                    starts: row.rate_starts ?? 0,
+                    until: row.rate_until,
+                  },
+          },
   };
 }

@@ -73,4 +73,10 @@ export type StepReadRow = Pick<
   | 'wait_signals'
   | 'wait_n'
   | 'wait_deadline_at'
-> & { output?: unknown; wait_gathered: number; wait_remaining_ms: string | null };
+> & {
+  output?: unknown;
+  wait_gathered: number;
+  wait_remaining_ms: string | null;
+  /** Held back by its kind's flow limits now (read where limits are looked at). */
+  awaiting_resource?: boolean;
+};

@@ -108,7 +108,7 @@ export const cycloneSteps = pgTable(
     // Claiming reads only available rows, so the partial indexes stay small however many
     // finished rows pile up. Steps of the default priority (0) are claimed oldest first from the
     // first, its range ending at now(), so steps scheduled later are never walked; steps with
-    // another priority are in the second too, higher first (decision 202): a queue without
+    // another priority are in the second too, higher first (decision 252): a queue without
     // priorities writes one entry a step, as before.
     index('cyclone_steps_claim_idx')
       .on(t.kind, t.scheduledAt)

@@ -69,10 +69,10 @@ describe('worker metrics', () => {
     expect(dlq!.n).toBe(1);
     expect(sample(text, 'cyclone_dlq_steps{reason="permanent"}')).toBe(dlq!.n);
     expect(sample(text, 'cyclone_dlq_steps{reason="retryable"}')).toBe(0);
-    expect(sample(text, 'cyclone_queue_depth{kind="m.ok"}')).toBe(0);
+    expect(sample(text, 'cyclone_queue_ready_steps{kind="m.ok"}')).toBe(0);
   });
 
-  it("reads the queue depth and oldest age of the worker's kinds from the database", async () => {
+  it("reads the queues of the worker's kinds from the database: available, ready, oldest ready age", async () => {
     const held = gate();
     const started = gate();
     const worker = await engine.startWorker({
@@ -93,8 +93,11 @@ describe('worker metrics', () => {
     const text = await worker.metrics();
     held.open();
     expect(rows!.n).toBe(3);
-    expect(sample(text, 'cyclone_queue_depth{kind="m.queued"}')).toBe(rows!.n);
-    expect(sample(text, 'cyclone_queue_oldest_age_seconds{kind="m.queued"}')).toBeGreaterThan(0);
+    expect(sample(text, 'cyclone_queue_available_steps{kind="m.queued"}')).toBe(rows!.n);
+    expect(sample(text, 'cyclone_queue_ready_steps{kind="m.queued"}')).toBe(rows!.n);
+    expect(sample(text, 'cyclone_queue_oldest_ready_age_seconds{kind="m.queued"}')).toBeGreaterThan(
+      0,
+    );
   });
 
   it("registers into the application's registry when given one", async () => {

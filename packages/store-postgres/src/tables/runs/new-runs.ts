@@ -53,7 +53,7 @@ function stepOf(node: DefinitionNode, flow: StepFlow): NewStep {
     concurrencyKey: null,
     priority: 0,
   };
-  // A handler's node names its key path and priority, or takes the submission's (decision 201).
+  // A handler's node names its key path and priority, or takes the submission's (decision 251).
   const handled =
     node.type === 'task' || node.type === 'fan_out'
       ? {

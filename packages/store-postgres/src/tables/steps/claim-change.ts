@@ -66,7 +66,7 @@ export function claimColumns(
  * The claimable steps of one kind, in claim order, each locked (`FOR UPDATE SKIP LOCKED`, so
  * concurrent claims never wait on each other nor take the same row): those with a priority above
  * the default first, highest first, then the default's (0), then those below it, each oldest first
- * (decision 202). Each part is one ordered walk of its partial index, its range ending at now(),
+ * (decision 252). Each part is one ordered walk of its partial index, its range ending at now(),
  * so steps scheduled later are never read. Yields `id`, `priority`, `scheduled_at` and
  * `concurrency_key` of at most `limit` rows a part; the caller orders and cuts them.
  */

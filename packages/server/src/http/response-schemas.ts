@@ -1,0 +1,263 @@
+import { ExhaustedReasons } from '@cyclone/client';
+import {
+  CatchUpPolicy,
+  ERROR_KINDS,
+  EXPLAIN_REASONS,
+  OverlapPolicy,
+  RUN_STATES,
+  STEP_STATES,
+} from '@cyclone/core';
+import { z } from 'zod';
+
+/*
+ * The bodies the API answers with, as zod schemas of the client's own types: a time is a `Date`
+ * here (the answer carries it as an ISO 8601 string, which is how the API description shows
+ * `z.date()`). test/api-types.test.ts checks each schema against the type it describes, both ways,
+ * so a field added to the client shows up here or fails the type-check. Each `meta({ id })` names
+ * the schema in the description's `components`.
+ */
+
+const enumOf = <T extends string>(values: readonly T[]) => z.enum(values as [T, ...T[]]);
+
+const runState = enumOf(RUN_STATES).meta({ id: 'RunState' });
+const stepState = enumOf(STEP_STATES).meta({ id: 'StepState' });
+const errorKind = enumOf(ERROR_KINDS).meta({ id: 'ErrorKind' });
+const exhaustedReason = enumOf(ExhaustedReasons).meta({ id: 'ExhaustedReason' });
+
+/** A child run as its parent shows it. */
+const childRunSummary = z
+  .object({ runId: z.string(), node: z.string(), stepId: z.string(), state: runState })
+  .meta({ id: 'ChildRunSummary' });
+
+/** `RunStatus`. */
+export const runStatus = z
+  .object({
+    id: z.string(),
+    workflow: z.string().meta({ description: 'Workflow name, or the kind of a standalone job' }),
+    state: runState,
+    errorKind: errorKind.nullable(),
+    error: z.string().nullable(),
+    failedNode: z.string().nullable(),
+    parentRunId: z.string().nullable(),
+    parentStepId: z.string().nullable(),
+    children: z
+      .array(childRunSummary)
+      .readonly()
+      .optional()
+      .meta({ description: 'The runs its child nodes started; only on a single run' }),
+    idempotencyKey: z.string().nullable(),
+    deadlineAt: z.date().nullable(),
+    failureCount: z.number().int(),
+    reclaimCount: z.number().int(),
+    createdAt: z.date(),
+    startedAt: z.date().nullable(),
+    endedAt: z.date().nullable(),
+    totalRunTimeMs: z.number().nullable(),
+  })
+  .meta({ id: 'Run' });
+
+/** `StepStatus`. */
+export const stepStatus = z
+  .object({
+    id: z.string(),
+    runId: z.string(),
+    node: z.string(),
+    nodeType: z.string(),
+    kind: z.string().nullable(),
+    state: stepState,
+    attempts: z.number().int(),
+    maxAttempts: z.number().int(),
+    reclaims: z.number().int(),
+    error: z.string().nullable(),
+    errorKind: errorKind.nullable(),
+    panicStack: z.string().nullable(),
+    timedOut: z.boolean(),
+    awaitingResource: z.boolean().optional().meta({
+      description:
+        "An available step whose time has come, held back by its kind's concurrency cap or rate limit (label AwaitingResource)",
+    }),
+    output: z.unknown().optional().meta({ description: 'The output once completed (JSON)' }),
+    dependsOn: z.array(z.string()).readonly(),
+    itemIndex: z.number().int().nullable(),
+    maxParallel: z.number().int().nullable(),
+    childRunId: z.string().nullable(),
+    scheduledAt: z.date(),
+    leaseExpiresAt: z.date().nullable(),
+    createdAt: z.date(),
+    startedAt: z.date().nullable(),
+    endedAt: z.date().nullable(),
+    waitSignals: z.array(z.string()).readonly().nullable(),
+    waitN: z.number().int().nullable(),
+    waitGathered: z.number().int(),
+    waitDeadlineAt: z.date().nullable(),
+    waitRemainingMs: z.number().nullable(),
+  })
+  .meta({ id: 'Step' });
+
+/** `StepEvent`: one entry of a run's history. */
+export const stepEvent = z
+  .object({
+    id: z.number().int(),
+    at: z.date(),
+    runId: z.string(),
+    stepId: z.string().nullable(),
+    node: z.string().nullable(),
+    type: z.string().meta({ description: 'e.g. step_completed, run_failed, wait_lapsed' }),
+    from: z.string().nullable(),
+    to: z.string().nullable(),
+    trigger: z.string().nullable(),
+    errorKind: errorKind.nullable(),
+    detail: z.record(z.string(), z.unknown()).readonly().nullable(),
+  })
+  .meta({ id: 'Event' });
+
+/** `NodeExplanation`: why a node is not running. */
+export const nodeExplanation = z
+  .object({
+    node: z.string(),
+    state: stepState,
+    label: z.string().optional(),
+    reason: enumOf(EXPLAIN_REASONS),
+    message: z.string(),
+    waitingOn: z.array(z.string()).optional(),
+    until: z.date().optional(),
+    worker: z.string().optional(),
+  })
+  .meta({ id: 'NodeExplanation' });
+
+/** `RunPage`. */
+export const runPage = z
+  .object({ runs: z.array(runStatus), nextCursor: z.string().optional() })
+  .meta({ id: 'RunPage' });
+
+/** `GET /api/runs/:id`. */
+export const runWithSteps = z
+  .object({ run: runStatus, steps: z.array(stepStatus).readonly() })
+  .meta({ id: 'RunWithSteps' });
+
+/** An operator action's answer: the run as it is afterwards. */
+export const runAnswer = z.object({ run: runStatus }).meta({ id: 'RunAnswer' });
+
+/** `GET /api/runs/:id/events`. */
+export const eventList = z
+  .object({ events: z.array(stepEvent).readonly() })
+  .meta({ id: 'EventList' });
+
+/** `SubmittedRun`. */
+export const submittedRun = z
+  .object({
+    runId: z.string(),
+    created: z
+      .boolean()
+      .meta({ description: 'False for an idempotency key seen before (answered 200)' }),
+  })
+  .meta({ id: 'SubmittedRun' });
+
+/** `SignalReceipt`. */
+export const signalReceipt = z
+  .object({ duplicate: z.boolean(), consumedBy: z.string().nullable() })
+  .meta({ id: 'SignalReceipt' });
+
+/** `ExhaustedStep`: one entry of the DLQ. */
+const exhaustedStep = z
+  .object({
+    reason: exhaustedReason,
+    runId: z.string(),
+    workflow: z.string(),
+    node: z.string(),
+    stepId: z.string(),
+    kind: z.string().nullable(),
+    itemIndex: z.number().int().nullable(),
+    attempts: z.number().int(),
+    maxAttempts: z.number().int(),
+    error: z.string().nullable(),
+    endedAt: z.date(),
+  })
+  .meta({ id: 'ExhaustedStep' });
+
+/** `ExhaustedPage`. */
+export const exhaustedPage = z
+  .object({ steps: z.array(exhaustedStep), nextCursor: z.string().optional() })
+  .meta({ id: 'ExhaustedPage' });
+
+/** `RedriveResult`. */
+export const redriveResult = z
+  .object({ retried: z.number().int(), runs: z.array(z.string()) })
+  .meta({ id: 'RedriveResult' });
+
+/** `ScheduleFire`. */
+export const scheduleFire = z
+  .object({
+    scheduleId: z.string(),
+    fireAt: z.date(),
+    runId: z.string().nullable(),
+    outcome: z.enum(['submitted', 'skipped', 'failed']),
+    late: z.boolean(),
+    error: z.string().optional(),
+    createdAt: z.date(),
+  })
+  .meta({ id: 'ScheduleFire' });
+
+/** `ScheduleStatus`. */
+export const scheduleStatus = z
+  .object({
+    id: z.string(),
+    kind: z.string().nullable(),
+    workflow: z.string().nullable(),
+    cron: z.string(),
+    timezone: z.string(),
+    input: z.unknown(),
+    enabled: z.boolean(),
+    overlap: enumOf(Object.values(OverlapPolicy)),
+    catchUp: enumOf(Object.values(CatchUpPolicy)),
+    catchUpLimit: z.number().int(),
+    consecutiveFailures: z.number().int(),
+    nextRunAt: z.date().nullable(),
+    lastFireAt: z.date().nullable(),
+    lastRunId: z.string().nullable(),
+    lastError: z.string().nullable(),
+    createdAt: z.date(),
+    updatedAt: z.date(),
+  })
+  .meta({ id: 'Schedule' });
+
+/** A schedule with its newest fires. */
+export const scheduleWithFires = scheduleStatus
+  .extend({ fires: z.array(scheduleFire).readonly() })
+  .meta({ id: 'ScheduleWithFires' });
+
+/** `GET /api/schedules`. */
+export const scheduleList = z
+  .object({ schedules: z.array(scheduleWithFires) })
+  .meta({ id: 'ScheduleList' });
+
+/** `GET /api/schedules/:id`. */
+export const scheduleAnswer = z
+  .object({ schedule: scheduleWithFires })
+  .meta({ id: 'ScheduleAnswer' });
+
+/** `POST /api/schedules/:id/pause|resume`. */
+export const scheduleChanged = z
+  .object({ schedule: scheduleStatus })
+  .meta({ id: 'ScheduleChanged' });
+
+/** `GET /api/schedules/:id/fires`. */
+export const fireList = z
+  .object({ fires: z.array(scheduleFire).readonly() })
+  .meta({ id: 'FireList' });
+
+/** `BackfillResult`. */
+export const backfillResult = z
+  .object({ created: z.number().int(), skipped: z.number().int() })
+  .meta({ id: 'BackfillResult' });
+
+/** `GET /api/session`. */
+export const sessionBody = z
+  .object({
+    access: z.enum(['full', 'read']),
+    bearer: z.string().nullable(),
+  })
+  .meta({ id: 'Session' });
+
+/** `GET /healthz`. */
+export const health = z.object({ ok: z.literal(true) }).meta({ id: 'Health' });

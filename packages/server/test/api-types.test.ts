@@ -1,0 +1,78 @@
+/**
+ * The response schemas describe the client's types exactly: each schema's type and the type it
+ * describes are assignable to each other (readonly aside), so a field added to, dropped from or
+ * changed in either fails the type-check (`npm run typecheck` covers this file).
+ */
+import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import type { NodeExplanation, RunStatus, StepEvent, StepStatus } from '@cyclone/core';
+import type {
+  BackfillResult,
+  ExhaustedPage,
+  RedriveResult,
+  RunPage,
+  ScheduleFire,
+  ScheduleStatus,
+  SignalReceipt,
+  SubmittedRun,
+} from '@cyclone/store-postgres';
+import type { Frozen } from '../src/http/api.js';
+import type {
+  backfillResult,
+  exhaustedPage,
+  nodeExplanation,
+  redriveResult,
+  runPage,
+  runStatus,
+  scheduleFire,
+  scheduleStatus,
+  sessionBody,
+  signalReceipt,
+  stepEvent,
+  stepStatus,
+  submittedRun,
+} from '../src/http/response-schemas.js';
+import type { SessionBody } from '../src/routes/session.js';
+
+/** True when a schema's type and `T` are assignable to each other, readonly aside. */
+type Describes<S extends z.ZodType, T> = [Frozen<z.output<S>>] extends [Frozen<T>]
+  ? [Frozen<T>] extends [Frozen<z.output<S>>]
+    ? true
+    : false
+  : false;
+
+const exact: {
+  run: Describes<typeof runStatus, RunStatus>;
+  step: Describes<typeof stepStatus, StepStatus>;
+  event: Describes<typeof stepEvent, StepEvent>;
+  explanation: Describes<typeof nodeExplanation, NodeExplanation>;
+  runPage: Describes<typeof runPage, RunPage>;
+  submitted: Describes<typeof submittedRun, SubmittedRun>;
+  receipt: Describes<typeof signalReceipt, SignalReceipt>;
+  dlq: Describes<typeof exhaustedPage, ExhaustedPage>;
+  redrive: Describes<typeof redriveResult, RedriveResult>;
+  schedule: Describes<typeof scheduleStatus, ScheduleStatus>;
+  fire: Describes<typeof scheduleFire, ScheduleFire>;
+  backfill: Describes<typeof backfillResult, BackfillResult>;
+  session: Describes<typeof sessionBody, SessionBody>;
+} = {
+  run: true,
+  step: true,
+  event: true,
+  explanation: true,
+  runPage: true,
+  submitted: true,
+  receipt: true,
+  dlq: true,
+  redrive: true,
+  schedule: true,
+  fire: true,
+  backfill: true,
+  session: true,
+};
+
+describe('the response schemas', () => {
+  it('describe the client’s types exactly (checked by the type-check)', () => {
+    expect(Object.values(exact).every(Boolean)).toBe(true);
+  });
+});

@@ -1,0 +1,51 @@
+import { ErrorKind, RunState } from '@cyclone/core';
+import type { MetricsQuery, MetricsSnapshot } from '../contract/metrics-reads.js';
+import type { ExhaustedReason } from '../contract/operator-store.js';
+import type { Executor } from '../db/executor.js';
+import { readMetrics } from './read-metrics.js';
+
+/** Defaults of {@link MetricsQuery}. */
+export const MetricsDefaults = { kindLimit: 100, countLimit: 100_000 } as const;
+
+/** The DLQ's reasons, each reported even at zero so a dashboard's series never vanish. */
+const Reasons: readonly ExhaustedReason[] = [
+  ErrorKind.Retryable,
+  ErrorKind.Permanent,
+  ErrorKind.Deadline,
+  ErrorKind.ReclaimLimit,
+];
+
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Reads the database-side gauges: each kind's queue, the DLQ per reason, runs per state. */
+export async function collectMetrics(
+  db: Executor,
+  query: MetricsQuery = {},
+): Promise<MetricsSnapshot> {
+  const rows = await readMetrics(db, {
+    kinds: query.kinds ?? [],
+    discoverKinds: query.discoverKinds ?? query.kinds === undefined,
+    kindLimit: query.kindLimit ?? MetricsDefaults.kindLimit,
+    countLimit: query.countLimit ?? MetricsDefaults.countLimit,
+    reasons: Reasons,
+    runs: query.runs ?? false,
+  });
+  const queues = rows
+    .filter((r) => r.series === 'queue')
+    .map((r) => ({
+      kind: r.label,
+      available: r.count,
+      ready: r.ready ?? 0,
+      oldestReadyAgeSeconds: r.oldest_ready_age_seconds ?? 0,
+    }))
+    .sort((a, b) => byName(a.kind, b.kind));
+  const exhausted = rows
+    .filter((r) => r.series === 'dlq')
+    .map((r) => ({ reason: r.label as ExhaustedReason, steps: r.count }));
+  const counted = new Map(rows.filter((r) => r.series === 'run').map((r) => [r.label, r.count]));
+  // Every state is reported, zero included, so alerts need no `absent()`.
+  const runs = query.runs
+    ? Object.values(RunState).map((state) => ({ state, runs: counted.get(state) ?? 0 }))
+    : [];
+  return { queues, exhausted, runs };
+}

@@ -1,0 +1,83 @@
+import type { Executor } from '../db/executor.js';
+import { defineStatement } from '../db/statement.js';
+
+/** What {@link readMetrics} counts. */
+export interface ReadMetricsParams {
+  /** Kinds always reported. */
+  kinds: readonly string[];
+  /** Whether to add the kinds workers registered and those with available steps, up to `kindLimit`. */
+  discoverKinds: boolean;
+  kindLimit: number;
+  countLimit: number;
+  reasons: readonly string[];
+  /** Whether to count runs by state. */
+  runs: boolean;
+}
+
+/** One gauge value: a kind's queue (`queue`), a DLQ reason (`dlq`) or a run state (`run`). */
+export interface MetricsRow {
+  series: 'queue' | 'dlq' | 'run';
+  label: string;
+  count: number;
+  /** `queue` only: the ready steps among `count` available ones. */
+  ready: number | null;
+  /** `queue` only. */
+  oldest_ready_age_seconds: number | null;
+}
+
+/**
+ * Every step count walks a partial index and stops at `countLimit` (a `LIMIT` inside the count),
+ * so a backlog of millions costs no more than `countLimit` entries a series. Discovered kinds are
+ * the ones registered workers handle and those found by a skip scan of the claim index (one index
+ * probe per distinct kind), `kindLimit` in all; the discovery and the runs count sit behind their
+ * flags, which the planner evaluates once, so a worker's scrape (its own kinds, no runs) runs
+ * neither.
+ */
+const statement = defineStatement<ReadMetricsParams, MetricsRow>(
+  'read-metrics',
+  (t, p) => `
+WITH RECURSIVE seen(kind, n) AS (
+  (SELECT kind, 1 FROM ${t.steps} WHERE state = 'available' AND kind IS NOT NULL
+   ORDER BY kind LIMIT 1)
+  UNION ALL
+  SELECT next.kind, seen.n + 1 FROM seen CROSS JOIN LATERAL (
+    SELECT s.kind FROM ${t.steps} s WHERE s.state = 'available' AND s.kind > seen.kind
+    ORDER BY s.kind LIMIT 1
+  ) next
+  WHERE seen.n < ${p.kindLimit}
+), kinds AS (
+  SELECT unnest(${p.kinds}::text[]) AS kind
+  UNION
+  (SELECT kind FROM (
+     SELECT kind FROM seen UNION SELECT unnest(w.kinds) FROM ${t.workers} w
+   ) found WHERE ${p.discoverKinds}::boolean ORDER BY kind LIMIT ${p.kindLimit})
+)
+SELECT 'queue' AS series, k.kind AS label,
+  (SELECT count(*) FROM (
+     SELECT 1 FROM ${t.steps} s WHERE s.state = 'available' AND s.kind = k.kind
+     LIMIT ${p.countLimit}) c)::int AS count,
+  (SELECT count(*) FROM (
+     SELECT 1 FROM ${t.steps} s
+     WHERE s.state = 'available' AND s.kind = k.kind AND s.scheduled_at <= now()
+     LIMIT ${p.countLimit}) c)::int AS ready,
+  (SELECT extract(epoch FROM now() - min(s.scheduled_at)) FROM ${t.steps} s
+   WHERE s.state = 'available' AND s.kind = k.kind AND s.scheduled_at <= now())::float8
+    AS oldest_ready_age_seconds
+FROM kinds k
+UNION ALL
+SELECT 'dlq', r.reason,
+  (SELECT count(*) FROM (
+     SELECT 1 FROM ${t.steps} s WHERE s.state = 'discarded' AND s.error_kind = r.reason
+     LIMIT ${p.countLimit}) c)::int,
+  NULL, NULL
+FROM unnest(${p.reasons}::text[]) AS r(reason)
+UNION ALL
+SELECT 'run', state, count(*)::int, NULL, NULL
+FROM ${t.runs} WHERE ${p.runs}::boolean GROUP BY state
+`,
+);
+
+/** Reads the queue gauges (per kind), the DLQ gauges (per reason) and runs by state at once. */
+export function readMetrics(db: Executor, p: ReadMetricsParams): Promise<MetricsRow[]> {
+  return db.rows(statement, p);
+}
