@@ -94,17 +94,19 @@ export function claimableSteps(t: Pick<Tables, 'steps'>, kind: string, limit: st
 export function claimedRows(t: Pick<Tables, 'steps' | 'runs'>): string {
   return `SELECT c.id, c.run_id, c.node, c.node_type, c.kind, c.attempts, c.max_attempts, c.reclaims,
        c.timeout_ms, c.backoff, c.claim_token, c.lease_expires_at, c.item, c.item_index,
-       r.workflow, r.input, r.trace_context,
+       r.workflow, r.input, r.trace_context, c.priority, c.scheduled_at,
        -- How long the step waited, claimable, for a worker: on the database's clock.
        (extract(epoch FROM now() - c.scheduled_at) * 1000)::float8 AS queue_wait_ms,
        CASE WHEN cardinality(c.depends_on) = 0 THEN NULL ELSE (
          SELECT jsonb_object_agg(d.node, d.output) FROM ${t.steps} d
          WHERE d.run_id = c.run_id AND d.node = ANY(c.depends_on) AND d.item_index IS NULL
        ) END AS deps
-FROM claimed c JOIN ${t.runs} r ON r.id = c.run_id`;
+FROM claimed c JOIN ${t.runs} r ON r.id = c.run_id
+-- In claim order: the worker starts them in the order they come.
+ORDER BY c.priority DESC, c.scheduled_at`;
 }
 
 /** The columns a claim statement's `claimed` CTE returns, for {@link claimedRows}. */
 export const ClaimedColumns = `s.id, s.run_id, s.node, s.node_type, s.kind, s.attempts, s.max_attempts,
             s.reclaims, s.timeout_ms, s.backoff, s.claim_token, s.lease_expires_at, s.item,
-            s.item_index, s.depends_on, s.scheduled_at, s.concurrency_key`;
+            s.item_index, s.depends_on, s.scheduled_at, s.concurrency_key, s.priority`;

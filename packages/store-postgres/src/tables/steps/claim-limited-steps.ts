@@ -69,16 +69,15 @@ WITH lim AS (
   FROM cand c, lim l
 ), allowed AS (
   -- A rank counts every better candidate of its group, taken or not, so a group's claims never
-  -- pass its limit even where the other limit holds a better candidate back.
-  SELECT r.id FROM ranked r, lim l
-  WHERE (l.concurrency_max IS NULL
-         OR r.conc_rank + coalesce((SELECT u.n FROM running u
-                                    WHERE u.grp IS NOT DISTINCT FROM r.conc_grp), 0)
-            <= l.concurrency_max)
-    AND (l.rate_limit IS NULL
-         OR r.rate_rank + coalesce((SELECT st.n FROM starts st
-                                    WHERE st.grp IS NOT DISTINCT FROM r.rate_grp), 0)
-            <= l.rate_limit)
+  -- pass its limit even where the other limit holds a better candidate back. The groups are
+  -- joined on (is null, text) so that the join hashes however many keys there are.
+  SELECT r.id FROM ranked r CROSS JOIN lim l
+  LEFT JOIN running u
+    ON (u.grp IS NULL) = (r.conc_grp IS NULL) AND coalesce(u.grp, '') = coalesce(r.conc_grp, '')
+  LEFT JOIN starts st
+    ON (st.grp IS NULL) = (r.rate_grp IS NULL) AND coalesce(st.grp, '') = coalesce(r.rate_grp, '')
+  WHERE (l.concurrency_max IS NULL OR r.conc_rank + coalesce(u.n, 0) <= l.concurrency_max)
+    AND (l.rate_limit IS NULL OR r.rate_rank + coalesce(st.n, 0) <= l.rate_limit)
   ORDER BY r.priority DESC, r.scheduled_at
   LIMIT ${p.limit}
 ), claimed AS (

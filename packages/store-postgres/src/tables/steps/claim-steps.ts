@@ -61,6 +61,7 @@ WITH limited AS (
 )
 SELECT rows.*, (SELECT array_agg(kind) FROM limited) AS limited_kinds
 FROM (SELECT 1) AS one LEFT JOIN rows ON true
+ORDER BY rows.priority DESC, rows.scheduled_at
 `,
 );
 

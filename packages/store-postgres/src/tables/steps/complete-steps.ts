@@ -84,7 +84,7 @@ WITH input AS (
   WHERE s.id = ANY(${p.stepIds}::uuid[]) AND s.id = c.id
     AND s.claim_token IS NOT DISTINCT FROM c.token
     AND s.state = ANY(${p.completeFromStates}::text[])
-  RETURNING s.id, s.run_id, s.node, s.node_type, s.started_at, s.attempts
+  RETURNING s.id, s.run_id, s.node, s.node_type, s.kind, s.started_at, s.attempts
 ), per_run AS (
   SELECT run_id, count(*)::int AS n, bool_or(node_type = 'item') AS has_items,
          min(started_at) AS first_started
@@ -164,12 +164,19 @@ WITH input AS (
   SELECT pg_notify('${Channels.stepsAvailable}', kind)
   FROM (SELECT DISTINCT kind FROM promoted
         WHERE state = ${p.promoteToState}::text AND kind IS NOT NULL) k
+), notify_limited AS (
+  -- A completed step of a kind with a flow limit frees its place: wake the kind's workers, whose
+  -- claims may have left steps waiting for it.
+  SELECT pg_notify('${Channels.stepsAvailable}', kind)
+  FROM (SELECT DISTINCT kind FROM done
+        WHERE kind IN (SELECT l.kind FROM ${t.limits} l)) k
 ), notify_runs AS (${notifyIdsInChunks(Channels.runsEnded, 'ended')}
 )
 SELECT 'done' AS what, id FROM done
 UNION ALL SELECT 'settle', id FROM settle
 UNION ALL SELECT 'ended', id FROM ended
 UNION ALL SELECT 'notified', NULL FROM notify_steps
+UNION ALL SELECT 'notified', NULL FROM notify_limited
 UNION ALL SELECT 'notified', NULL FROM notify_runs
 `,
 );
