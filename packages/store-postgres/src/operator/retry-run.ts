@@ -16,7 +16,11 @@ import {
   EventType,
 } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { changeParams, singleFrom, singleFromChangeParams } from '../tables/transitions/change-params.js';
+import {
+  changeParams,
+  singleFrom,
+  singleFromChangeParams,
+} from '../tables/transitions/change-params.js';
 import { loadRunNodes, type RunNodeRow } from '../tables/steps/load-run-nodes.js';
 import { lockRun } from '../tables/runs/lock-run.js';
 import { findCancelCauses } from '../tables/events/find-cancel-causes.js';

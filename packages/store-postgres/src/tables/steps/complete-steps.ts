@@ -3,7 +3,11 @@ import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { notifyIdsInChunks } from '../../db/notify-ids.js';
 import { defineStatement } from '../../db/statement.js';
-import type { ChangeParams, Prefixed, SingleFromChangeParams } from '../transitions/change-params.js';
+import type {
+  ChangeParams,
+  Prefixed,
+  SingleFromChangeParams,
+} from '../transitions/change-params.js';
 import { eventTypeSql, recordEvents } from '../events/record-events.js';
 
 /**
