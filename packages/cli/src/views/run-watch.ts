@@ -107,12 +107,15 @@ export async function watchRun(
   let after: number | undefined;
   let drawn = 0;
   let first = true;
+  // The run's state in the view last drawn: a run can end after its last event was read, and
+  // the view must then show it ended although no event is new.
+  let shownState: string | undefined;
   try {
     for (;;) {
       // The run is read before its events, so a terminal run's last events are in this batch.
       const run = await client.getRun(runId);
       const events: StepEvent[] = await client.events(runId, after === undefined ? {} : { after });
-      if (events.length > 0 || first) {
+      if (events.length > 0 || first || (!options.json && run.state !== shownState)) {
         after = events.at(-1)?.id ?? after;
         const steps = await client.listSteps(runId);
         const done = steps.filter((s) => s.state === 'completed').length;
@@ -138,6 +141,7 @@ export async function watchRun(
           else output.out(block[0]!);
           for (const line of block.slice(1)) output.out(line);
           drawn = output.isTTY ? block.length : 0;
+          shownState = run.state;
         }
         first = false;
       }

@@ -56,3 +56,37 @@ it('listens again on a new connection when the listening one stops answering its
   await notifier.stop();
   expect(clients[1]!.released).toBe(false);
 });
+
+it('gives back a connection that a reconnection under way gets after stop()', async () => {
+  vi.useFakeTimers();
+  const first = new FakeClient(false);
+  const second = new FakeClient(false);
+  let handOver: (client: FakeClient) => void = () => undefined;
+  const connects = [
+    () => Promise.resolve(first),
+    () => new Promise<FakeClient>((resolve) => (handOver = resolve)),
+  ];
+  let calls = 0;
+  const pool = { connect: () => connects[calls++]!() } as unknown as pg.Pool;
+  const onReconnect = vi.fn();
+  const notifier = new Notifier({
+    pool,
+    channels: ['a'],
+    onNotification: () => undefined,
+    onReconnect,
+    onError: () => undefined,
+  });
+  await notifier.start();
+
+  // The listening connection drops; the reconnection asks the pool, which is slow to answer.
+  first.emit('error', new Error('terminating connection due to administrator command'));
+  await vi.advanceTimersByTimeAsync(200);
+  expect(calls).toBe(2);
+  await notifier.stop();
+
+  // The pool answers after the stop: the connection goes back, closed, and nobody is told.
+  handOver(second);
+  await vi.advanceTimersByTimeAsync(0);
+  expect(second.released).toBe(true);
+  expect(onReconnect).not.toHaveBeenCalled();
+});

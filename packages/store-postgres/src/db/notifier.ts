@@ -75,6 +75,12 @@ export class Notifier {
       this.detach(client, true);
       throw error;
     }
+    if (this.stopped) {
+      // stop() came while this reconnection was under way: give the connection back (closed, as
+      // it still listens), or the pool's end() waits for it forever.
+      this.detach(client, true);
+      return;
+    }
     this.client = client;
     this.failures = 0;
   }
@@ -132,7 +138,9 @@ export class Notifier {
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       this.connect().then(
-        () => this.options.onReconnect?.(),
+        () => {
+          if (!this.stopped) this.options.onReconnect?.();
+        },
         (error: unknown) => {
           this.options.onError?.(error);
           this.scheduleReconnect();

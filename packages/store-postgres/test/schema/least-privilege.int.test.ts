@@ -1,42 +1,34 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useTestDatabase } from '@cyclone/test-db';
+import { createTestRole, type TestRole, useTestDatabase } from '@cyclone/test-db';
 import { migrate } from '../../src/migration/migrate.js';
 import { PostgresStore } from '../../src/store.js';
 
 const db = useTestDatabase();
-const role = `cyclone_dml_${randomBytes(4).toString('hex')}`;
-let owner: pg.Pool;
+let role: TestRole;
 
 beforeAll(async () => {
-  owner = new pg.Pool({ connectionString: db.url, max: 2 });
-  owner.on('error', () => undefined); // the database's drop ends idle connections
-  // A service role with data rights only: no CREATE on the database or on the schema.
-  await owner.query(`CREATE ROLE ${role} LOGIN`);
-  await owner.query(`REVOKE CREATE ON SCHEMA public FROM PUBLIC`);
-  await owner.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
-  await owner.query(
-    `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`,
-  );
-  await owner.query(`GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
+  // A service role with data rights only: no CREATE on the database or on the schema. It logs in
+  // with a password, so this works on a server that asks for one as on a trust-auth one.
+  role = await createTestRole(db.url);
+  const owner = new pg.Client({ connectionString: db.url });
+  await owner.connect();
+  try {
+    await owner.query(`REVOKE CREATE ON SCHEMA public FROM PUBLIC`);
+    await owner.query(`GRANT USAGE ON SCHEMA public TO ${role.name}`);
+    await owner.query(
+      `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role.name}`,
+    );
+    await owner.query(`GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role.name}`);
+  } finally {
+    await owner.end();
+  }
 });
-afterAll(async () => {
-  await owner.query(`DROP OWNED BY ${role}`);
-  await owner.query(`DROP ROLE ${role}`);
-  await owner.end();
-});
-
-function roleUrl(): string {
-  const url = new URL(db.url);
-  url.username = role;
-  url.password = '';
-  return url.toString();
-}
+afterAll(() => role?.drop());
 
 describe('migrate() by a role without DDL rights', () => {
   it('cannot create a schema (the role really is least-privilege)', async () => {
-    const pool = new pg.Pool({ connectionString: roleUrl(), max: 1 });
+    const pool = new pg.Pool({ connectionString: role.url, max: 1 });
     pool.on('error', () => undefined); // the database's drop ends idle connections
     try {
       await expect(pool.query('CREATE SCHEMA IF NOT EXISTS public')).rejects.toMatchObject({
@@ -48,11 +40,11 @@ describe('migrate() by a role without DDL rights', () => {
   });
 
   it('succeeds with nothing applied when the owner has migrated already', async () => {
-    expect(await migrate({ connectionString: roleUrl() })).toEqual({ applied: 0 });
+    expect(await migrate({ connectionString: role.url })).toEqual({ applied: 0 });
   });
 
   it('passes the schema check and serves the store', async () => {
-    const pool = new pg.Pool({ connectionString: roleUrl(), max: 2 });
+    const pool = new pg.Pool({ connectionString: role.url, max: 2 });
     pool.on('error', () => undefined); // the database's drop ends idle connections
     try {
       const store = new PostgresStore({ pool });

@@ -2,11 +2,13 @@
  * Scenario 18: secrets in payloads and error messages (`password=...`, a connection string with a
  * password, a bearer token) never reach the logs, at any level, by default: a worker and a
  * scheduler log at `trace` into a buffer while runs carry secrets in their input, their output and
- * what their handlers throw; the worker's own connection string carries a password too. With
- * `logErrorMessages: true` the message is logged, redacted.
+ * what their handlers throw; their own connection string carries a password too (a role's, which
+ * the server checks where it asks for passwords). With `logErrorMessages: true` the message is
+ * logged, redacted.
  */
-import { expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Scheduler } from '@cyclone/scheduler';
+import { createTestRole, type TestRole } from '@cyclone/test-db';
 import { useFaultDatabase } from '../support/database.js';
 import { reportFigures } from '../support/figures.js';
 import { capturingLogger, useInProcessWorkers } from '../support/in-process-worker.js';
@@ -19,12 +21,17 @@ const secretText =
   `password=${secrets[0]} postgres://admin:${secrets[1]}@db.example.com:5432/prod ` +
   `Authorization: Bearer ${secrets[2]}`;
 
-/** The scenario's URL with a password in it (the test server does not check it). */
-function urlWithPassword(url: string): string {
-  const withPassword = new URL(url);
-  withPassword.password = secrets[3]!;
-  return withPassword.toString();
-}
+/** A role whose password is the last secret: the worker's and the scheduler's URL carries it. */
+let role: TestRole;
+beforeAll(async () => {
+  role = await createTestRole(db.url, { password: secrets[3]! });
+  await db.query(`GRANT USAGE ON SCHEMA public TO ${role.name}`);
+  await db.query(
+    `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role.name}`,
+  );
+  await db.query(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO ${role.name}`);
+});
+afterAll(() => role?.drop());
 
 function leaked(text: string): string[] {
   return secrets.filter((secret) => text.includes(secret));
@@ -35,14 +42,14 @@ it('keeps secrets in payloads, errors and URLs out of the logs at level trace', 
   for (const logErrorMessages of [false, true]) {
     const capture = capturingLogger('trace');
     const scheduler = new Scheduler({
-      connectionString: urlWithPassword(db.url),
+      connectionString: role.url,
       interval: '100ms',
       retention: false,
       logger: capture.logger,
     });
     await scheduler.start();
     const worker = await workers.start({
-      connectionString: urlWithPassword(db.url),
+      connectionString: role.url,
       logger: capture.logger,
       logErrorMessages,
       handlers: {
