@@ -49,6 +49,10 @@ export function createProgram(output: Output, dispatch: Dispatch): Command {
         flags: {
           ...(typeof options.databaseUrl === 'string' ? { databaseUrl: options.databaseUrl } : {}),
           ...(typeof options.schema === 'string' ? { schema: options.schema } : {}),
+          ...(typeof options.pooler === 'string' ? { pooler: options.pooler } : {}),
+          ...(typeof options.listenDatabaseUrl === 'string'
+            ? { listenDatabaseUrl: options.listenDatabaseUrl }
+            : {}),
           json: options.json === true,
         },
         options,

@@ -81,6 +81,20 @@ describe('inspecting runs', () => {
     expect(types[types.length - 1]).toBe('run_completed');
   }, 60_000);
 
+  it('reads through a transaction-mode pooler the same way (--pooler transaction)', async () => {
+    const list = await cyclone(
+      'runs',
+      'list',
+      '--json',
+      '--pooler',
+      'transaction',
+      '--database-url',
+      db.url,
+    );
+    expect(list.code).toBe(0);
+    expect((JSON.parse(list.out) as { runs: unknown[] }).runs.length).toBeGreaterThan(0);
+  });
+
   it('says which run is unknown, with exit code 3', async () => {
     const result = await cyclone(
       'runs',
@@ -106,6 +120,33 @@ describe('usage', () => {
     const result = await cyclone('migrate');
     expect(result.code).toBe(2);
     expect(result.err).toContain('pass --database-url');
+  });
+
+  it('rejects a pooler mode it does not know, naming the flag or the variable', async () => {
+    const flag = await cyclone('runs', 'list', '--pooler', 'statement', '--database-url', db.url);
+    expect(flag.code).toBe(2);
+    expect(flag.err).toContain('--pooler expects none or transaction, got "statement"');
+    process.env.CYCLONE_POOLER = 'session';
+    try {
+      const variable = await cyclone('migrate', '--database-url', db.url);
+      expect(variable.code).toBe(2);
+      expect(variable.err).toContain('CYCLONE_POOLER expects none or transaction, got "session"');
+    } finally {
+      delete process.env.CYCLONE_POOLER;
+    }
+  });
+
+  it('names --listen-database-url when it is not a PostgreSQL URL', async () => {
+    const result = await cyclone(
+      'runs',
+      'list',
+      '--listen-database-url',
+      'http://db:5432/app',
+      '--database-url',
+      db.url,
+    );
+    expect(result.code).not.toBe(0);
+    expect(result.err).toContain('client options.listenConnectionString');
   });
 
   it('rejects an unknown run state', async () => {

@@ -15,6 +15,7 @@ import {
   runOfJob,
   type ClientStore,
   type NewRun,
+  type PoolerMode,
   type SignalReceipt,
   type StoreLogger,
 } from '@cyclone/store-postgres';
@@ -43,12 +44,27 @@ export type ClientOptions = (
    */
   readonly schema?: string;
   /**
+   * `'transaction'` when the connection goes through a pooler in transaction mode (PgBouncer
+   * `pool_mode = transaction`, Supavisor's transaction port, RDS Proxy): statements are sent
+   * unnamed, no session state is kept, and `wait` LISTENs only on `listenConnectionString`
+   * (without one it polls every `waitPollInterval`). See docs/poolers.md.
+   * @defaultValue `'none'` (a direct connection, or a pooler in session mode)
+   */
+  readonly pooler?: PoolerMode;
+  /**
+   * A direct (or session-mode) URL to LISTEN on, for `wait` and `result` (and a server's event
+   * stream), when the connection goes through a transaction-mode pooler.
+   * @defaultValue none: LISTEN on the main connection, or poll with `pooler: 'transaction'`
+   */
+  readonly listenConnectionString?: string;
+  /**
    * Largest run input or job arguments, in bytes of UTF-8 JSON.
    * @defaultValue `InputBytes` (1 MiB)
    */
   readonly maxInputBytes?: number;
   /**
-   * How often `wait` polls in case a notification was missed.
+   * How often `wait` polls in case a notification was missed (with `pooler: 'transaction'` and
+   * no `listenConnectionString`, how soon it sees a run's end).
    * @defaultValue `'1s'`
    */
   readonly waitPollInterval?: Duration;

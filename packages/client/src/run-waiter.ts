@@ -8,7 +8,8 @@ interface Waiter {
 
 /**
  * Wakes callers of `wait` when their run ends. One LISTEN connection serves every waiter of a
- * client; a slow poll covers notifications lost while that connection was down.
+ * client; a slow poll covers notifications lost while that connection was down, and is the only
+ * wake-up where the store has no connection to LISTEN on (a transaction-mode pooler).
  */
 export class RunWaiter {
   private readonly waiters = new Map<string, Set<Waiter>>();

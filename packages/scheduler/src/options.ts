@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Duration, WorkflowDefinition } from '@cyclone/core';
+import type { PoolerMode } from '@cyclone/store-postgres';
 import type { MetricsRegistry } from './metrics-registry.js';
 
 /** Options of a `Scheduler`. */
@@ -9,6 +10,20 @@ export interface SchedulerOptions {
   readonly pool?: pg.Pool;
   /** @defaultValue `'public'` */
   readonly schema?: string;
+  /**
+   * `'transaction'` when `connectionString` (or `pool`) goes through a pooler in transaction mode
+   * (PgBouncer `pool_mode = transaction`, Supavisor's transaction port, RDS Proxy): statements are
+   * sent unnamed and no session state is kept (leader election is a lease row, never a session
+   * lock). See docs/poolers.md.
+   * @defaultValue `'none'` (a direct connection, or a pooler in session mode)
+   */
+  readonly pooler?: PoolerMode;
+  /**
+   * Accepted so that one set of connection settings serves every Cyclone process (and a worker's
+   * embedded scheduler). The scheduler itself LISTENs to nothing: its scanners run every
+   * `interval`, pooler or not, so it opens no connection on this URL.
+   */
+  readonly listenConnectionString?: string;
   /** Workflows the scheduler may start (schedules, child runs). */
   readonly workflows?: readonly WorkflowDefinition[];
   /**

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 import { MetricsUnavailableError, toMilliseconds, type WorkflowDefinition } from '@cyclone/core';
-import { connectStore, type MaintenanceStore } from '@cyclone/store-postgres';
+import { connectStore, type MaintenanceStore, type PoolerMode } from '@cyclone/store-postgres';
 import { SchedulerMetrics } from './metrics.js';
 import type { SchedulerOptions } from './options.js';
 import { loadPromClient } from './load-prom-client.js';
@@ -42,6 +42,8 @@ export class Scheduler {
   /** The scanners the leader runs, in order. */
   readonly scanners: readonly Scanner[];
   private readonly closeConnection: () => Promise<void>;
+  /** What stands between the scheduler and PostgreSQL (the `pooler` option). */
+  private readonly pooler: PoolerMode;
   private readonly logger: Logger;
   private readonly intervalMs: number;
   private readonly workflows: readonly WorkflowDefinition[];
@@ -74,6 +76,7 @@ export class Scheduler {
       'scheduler options',
     );
     this.store = connection.store;
+    this.pooler = connection.store.pooler;
     this.closeConnection = connection.close;
     this.intervalMs = toMilliseconds(options.interval ?? '1s', 'interval');
     this.workflows = options.workflows ?? [];
@@ -168,6 +171,10 @@ export class Scheduler {
     // Child nodes start workflows by name, in whichever process settles them.
     await this.store.registerWorkflows(this.workflows);
     this.stopped = false;
+    this.logger.info(
+      { intervalMs: this.intervalMs, pooler: this.pooler },
+      'scheduler started: its scanners run every interval (it holds no LISTEN connection)',
+    );
     await this.tick();
     this.timer = setInterval(() => {
       this.ticking ??= this.runDue().finally(() => {

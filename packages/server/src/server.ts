@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@cyclone/client';
+import type { PoolerMode } from '@cyclone/store-postgres';
 import { createAdaptorServer, getRequestListener } from '@hono/node-server';
 import { pino, type Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -23,6 +24,18 @@ export type ServerOptions = (
    * @defaultValue `'public'`
    */
   readonly schema?: string;
+  /**
+   * For a client opened from `connectionString`: `'transaction'` when it goes through a pooler in
+   * transaction mode (see the client's `pooler` option and docs/poolers.md).
+   * @defaultValue `'none'`
+   */
+  readonly pooler?: PoolerMode;
+  /**
+   * For a client opened from `connectionString`: a direct (or session-mode) URL the event stream
+   * LISTENs on behind a transaction-mode pooler. Without one there the stream answers
+   * `unavailable` and the dashboard polls.
+   */
+  readonly listenConnectionString?: string;
   /**
    * With it, every request but `GET /healthz` needs `Authorization: Bearer <token>`. A browser
    * may send it as the password of Basic credentials to read; a change needs it as Bearer.
@@ -106,6 +119,10 @@ export class CycloneServer {
       new Client({
         connectionString: options.connectionString,
         ...(options.schema === undefined ? {} : { schema: options.schema }),
+        ...(options.pooler === undefined ? {} : { pooler: options.pooler }),
+        ...(options.listenConnectionString === undefined
+          ? {}
+          : { listenConnectionString: options.listenConnectionString }),
       });
     const logger =
       options.logger ?? pino({ level: 'info', name: 'cyclone-server' }, process.stderr);

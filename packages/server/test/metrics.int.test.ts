@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { permanent, workflow } from '@cyclone/core';
-import { eventually, useServer } from './support.js';
+import { createServer } from '../src/index.js';
+import { eventually, testLogger, useServer } from './support.js';
 
 const env = useServer();
 
@@ -81,5 +82,22 @@ describe('GET /api/events/stream', () => {
     expect(seen).toContain(runId);
     controller.abort();
     await reader.cancel().catch(() => undefined);
+  });
+
+  it('answers unavailable behind a transaction-mode pooler without a listen URL (the dashboard polls)', async () => {
+    const server = createServer({
+      connectionString: env.url,
+      pooler: 'transaction',
+      logger: testLogger,
+    });
+    try {
+      const response = await server.fetch(new Request('http://localhost/api/events/stream'));
+      expect(response.status).toBe(200);
+      const text = await response.text();
+      expect(text).toContain('event: unavailable');
+      expect(text).not.toContain('event: ready');
+    } finally {
+      await server.close();
+    }
   });
 });

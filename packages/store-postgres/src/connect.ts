@@ -3,9 +3,16 @@ import { ValidationError } from '@cyclone/core';
 import type { StoreLogger } from './contract/store-logger.js';
 import { PostgresStore } from './store.js';
 import { assertPostgresUrl } from './db/database-url.js';
+import { poolerModeOf, type PoolerMode } from './db/pooler.js';
 
 /** How long an owned pool waits for a connection by default. */
 const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
+
+/**
+ * Most connections of the pool opened from `listenConnectionString`: each subscription holds one
+ * (a worker's, a client's waits, a server's event stream, a CLI watch).
+ */
+const LISTEN_CONNECTIONS = 4;
 
 /** How a Cyclone process reaches Postgres: its own pool from a URL, or a pool the application owns. */
 export interface StoreConnectionOptions {
@@ -18,6 +25,21 @@ export interface StoreConnectionOptions {
    * @defaultValue `'public'`
    */
   readonly schema?: string;
+  /**
+   * What stands between Cyclone and PostgreSQL: `'transaction'` for a pooler in transaction mode
+   * (PgBouncer `pool_mode = transaction`, Supavisor's transaction port, RDS Proxy), where Cyclone
+   * sends no named prepared statements, keeps no session state, and LISTENs only on
+   * `listenConnectionString` (it polls without one). `'none'` for a direct connection or a pooler
+   * in session mode. See docs/poolers.md.
+   * @defaultValue `'none'`
+   */
+  readonly pooler?: PoolerMode;
+  /**
+   * A URL to LISTEN on for wake-ups (a direct or session-mode connection), when `connectionString`
+   * or `pool` goes through a transaction-mode pooler. The connection then owns a small pool on it.
+   * @defaultValue none: LISTEN on the main pool, or poll with `pooler: 'transaction'`
+   */
+  readonly listenConnectionString?: string;
   /**
    * Most connections of an owned pool.
    * @defaultValue 10 (pg's default)
@@ -48,7 +70,7 @@ export interface StoreConnection {
   readonly store: PostgresStore;
   /** The pool the store runs on (the application's, or the one opened from the URL). */
   readonly pool: pg.Pool;
-  /** Ends the pool if this connection opened it; a pool the application gave stays open. */
+  /** Ends the pools this connection opened; a pool the application gave stays open. */
   readonly close: () => Promise<void>;
 }
 
@@ -58,8 +80,10 @@ export interface StoreConnection {
  * start here, so they handle a connection the same way.
  *
  * @param subject - what is being configured, for the error message (e.g. `'worker options'`)
- * @throws ValidationError when neither a connection string nor a pool is given
- * @throws InvalidDatabaseUrlError when the connection string is not a PostgreSQL URL
+ * @throws ValidationError when neither a connection string nor a pool is given, or `pooler` is
+ *   not a pooler mode
+ * @throws InvalidDatabaseUrlError when the connection string or the listen connection string is
+ *   not a PostgreSQL URL
  */
 export function connectStore(
   options: StoreConnectionOptions,
@@ -71,28 +95,44 @@ export function connectStore(
     ]);
   }
   if (!options.pool) assertPostgresUrl(options.connectionString, subject);
+  const pooler = poolerModeOf(options.pooler, subject);
+  const listenUrl = options.listenConnectionString;
+  if (listenUrl !== undefined) assertPostgresUrl(listenUrl, subject, 'listenConnectionString');
+  const connectionTimeoutMillis = options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS;
+  const onIdleError = options.onIdleConnectionError ?? (() => undefined);
   const ownPool = options.pool
     ? undefined
     : new pg.Pool({
         connectionString: options.connectionString,
-        connectionTimeoutMillis: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
+        connectionTimeoutMillis,
         ...(options.maxConnections === undefined ? {} : { max: options.maxConnections }),
       });
-  const onIdleError = options.onIdleConnectionError ?? (() => undefined);
   ownPool?.on('error', onIdleError);
+  const listenPool =
+    listenUrl === undefined
+      ? undefined
+      : new pg.Pool({
+          connectionString: listenUrl,
+          connectionTimeoutMillis,
+          max: LISTEN_CONNECTIONS,
+        });
+  listenPool?.on('error', onIdleError);
   const pool = options.pool ?? ownPool!;
   const store = new PostgresStore({
     pool,
+    pooler,
+    ...(listenPool ? { listenPool, listenConnectionString: listenUrl } : {}),
     ...(options.schema === undefined ? {} : { schema: options.schema }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.connectionString === undefined || options.pool
       ? {}
       : { connectionString: options.connectionString }),
   });
+  const owned = [ownPool, listenPool].filter((p): p is pg.Pool => p !== undefined);
   let closing: Promise<void> | undefined;
   return {
     store,
     pool,
-    close: () => (closing ??= ownPool ? ownPool.end() : Promise.resolve()),
+    close: () => (closing ??= Promise.all(owned.map((p) => p.end())).then(() => undefined)),
   };
 }

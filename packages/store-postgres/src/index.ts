@@ -37,6 +37,7 @@ export {
 export { runOfDefinition, runOfJob } from './tables/runs/new-runs.js';
 export { Notifier, NotifierHealthCheckMs, type NotifierOptions } from './db/notifier.js';
 export { Channels } from './db/channels.js';
+export { PoolerModes, type PoolerMode } from './db/pooler.js';
 export { uuidv7, isUuid } from './db/ids.js';
 export { MetricsDefaults } from './reads/collect-metrics.js';
 export { tablesIn, type Tables } from './db/tables.js';

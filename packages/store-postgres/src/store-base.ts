@@ -4,6 +4,7 @@ import { processWarningLogger } from './contract/store-logger.js';
 import { describePool } from './db/describe-pool.js';
 import { toStoreError, type DatabaseTarget } from './db/driver-errors.js';
 import { Executor } from './db/executor.js';
+import { poolerModeOf, type PoolerMode } from './db/pooler.js';
 import { StatementCompiler } from './db/statement.js';
 import { tablesIn, type Tables } from './db/tables.js';
 import { defaultMigrationsFolder } from './migration/migrate.js';
@@ -19,30 +20,45 @@ import type { PostgresStoreOptions } from './store-options.js';
 export abstract class StoreBase {
   /** The qualified names of the store's tables. */
   readonly tables: Tables;
+  /** What stands between the store's pool and PostgreSQL. */
+  readonly pooler: PoolerMode;
   protected readonly pool: pg.Pool;
+  /** Where `subscribe` LISTENs; none behind a transaction-mode pooler without a listen pool. */
+  protected readonly listenPool: pg.Pool | undefined;
   protected readonly exec: Executor;
   protected readonly target: DatabaseTarget;
+  /** The listen pool's, for its errors; the main pool's when they are the same. */
+  protected readonly listenTarget: DatabaseTarget;
   protected readonly migrationsFolder: string;
   protected readonly logger: StoreLogger;
 
   constructor(options: PostgresStoreOptions) {
     this.pool = options.pool;
     this.tables = tablesIn(options.schema);
-    this.exec = new Executor(this.pool, new StatementCompiler(this.tables), this.pool);
-    this.target = {
-      description: describePool(options.pool, options.connectionString),
-      schema: this.tables.schema,
-    };
+    this.pooler = poolerModeOf(options.pooler, 'store options');
+    // Behind a transaction-mode pooler: no named statements, and LISTEN only on a pool of its own.
+    const direct = this.pooler !== 'transaction';
+    this.listenPool = options.listenPool ?? (direct ? this.pool : undefined);
+    this.exec = new Executor(this.pool, new StatementCompiler(this.tables), this.pool, direct);
+    const { schema } = this.tables;
+    this.target = { description: describePool(options.pool, options.connectionString), schema };
+    this.listenTarget = options.listenPool
+      ? { description: describePool(options.listenPool, options.listenConnectionString), schema }
+      : this.target;
     this.migrationsFolder = options.migrationsFolder ?? defaultMigrationsFolder();
     this.logger = options.logger ?? processWarningLogger;
   }
 
   /** Runs one operation and maps whatever the driver threw to a typed error (see `toStoreError`). */
-  protected async guard<T>(operation: string, work: () => Promise<T>): Promise<T> {
+  protected async guard<T>(
+    operation: string,
+    work: () => Promise<T>,
+    target: DatabaseTarget = this.target,
+  ): Promise<T> {
     try {
       return await work();
     } catch (error) {
-      throw toStoreError(error, operation, this.target);
+      throw toStoreError(error, operation, target);
     }
   }
 

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { StoreLogger } from './contract/store-logger.js';
+import type { PoolerMode } from './db/pooler.js';
 
 /** Options of a {@link PostgresStore}. */
 export interface PostgresStoreOptions {
@@ -12,6 +13,20 @@ export interface PostgresStoreOptions {
   readonly schema?: string;
   /** The URL the pool was opened from, named (without its password) in connection errors. */
   readonly connectionString?: string;
+  /**
+   * What stands between the pool and PostgreSQL (see {@link PoolerMode}). With `'transaction'`
+   * statements are sent unnamed and `subscribe` LISTENs only on `listenPool`.
+   * @defaultValue `'none'`
+   */
+  readonly pooler?: PoolerMode;
+  /**
+   * The pool `subscribe` takes its LISTEN connections from: a direct or session-mode connection
+   * when `pool` goes through a transaction-mode pooler. The store never ends it.
+   * @defaultValue `pool`, or none (polling) with `pooler: 'transaction'`
+   */
+  readonly listenPool?: pg.Pool;
+  /** The URL `listenPool` was opened from, named (without its password) in its errors. */
+  readonly listenConnectionString?: string;
   /**
    * The migrations {@link PostgresStore.checkSchema} expects to find applied.
    * @defaultValue the migrations shipped with this package

@@ -304,6 +304,6 @@ export class PostgresStore extends StoreBase implements CycloneStore {
   }
 
   subscribe(listener: StoreListener): Promise<Subscription> {
-    return this.guard('subscribe', () => subscribe(this.pool, listener));
+    return this.guard('subscribe', () => subscribe(this.listenPool, listener), this.listenTarget);
   }
 }

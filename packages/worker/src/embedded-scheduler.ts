@@ -19,6 +19,10 @@ export function embeddedScheduler(
     ...(options.pool ? { pool: options.pool } : {}),
     ...(options.connectionString ? { connectionString: options.connectionString } : {}),
     ...(options.schema ? { schema: options.schema } : {}),
+    ...(options.pooler ? { pooler: options.pooler } : {}),
+    ...(options.listenConnectionString
+      ? { listenConnectionString: options.listenConnectionString }
+      : {}),
     ...(options.workflows ? { workflows: options.workflows } : {}),
     ...(settings.interval === undefined ? {} : { interval: settings.interval }),
     ...(options.retention === undefined ? {} : { retention: options.retention }),

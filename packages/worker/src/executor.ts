@@ -19,8 +19,10 @@ export interface ExecutorOptions {
   readonly metrics: StepMetrics;
   /** Told how long each handler ran, in milliseconds (the producer's adaptive prefetch). */
   readonly onHandlerTime: (ms: number) => void;
-  /** Told when a slot is free again, or an outcome written. */
+  /** Told when a slot is free again. */
   readonly onSlotFreed: () => void;
+  /** Told when a step's outcome is written (or given up). */
+  readonly onOutcomeWritten: () => void;
 }
 
 /**
@@ -64,8 +66,7 @@ export class Executor {
     const execution = this.execute(entry, settle).finally(() => {
       this.executions.delete(execution);
       this.freeSlot(entry);
-      // A written outcome shrinks the backlog that may be holding claims back.
-      this.options.onSlotFreed();
+      this.options.onOutcomeWritten();
     });
     this.executions.add(execution);
   }

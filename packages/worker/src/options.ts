@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Duration, WorkflowDefinition } from '@cyclone/core';
+import type { PoolerMode } from '@cyclone/store-postgres';
 import type { MetricsRegistry } from '@cyclone/scheduler';
 import type { Handler } from './step-context.js';
 
@@ -15,6 +16,23 @@ export interface WorkerOptions {
    * @defaultValue `'public'`
    */
   readonly schema?: string;
+  /**
+   * `'transaction'` when `connectionString` (or `pool`) goes through a pooler in transaction mode
+   * (PgBouncer `pool_mode = transaction`, Supavisor's transaction port, RDS Proxy): statements are
+   * sent unnamed, no session state is kept, and the worker LISTENs only on
+   * `listenConnectionString`. Without one it polls: work is found within `pollInterval` (each
+   * written outcome also looks for the next steps at once), and a handler of a cancelled step is
+   * aborted at its next heartbeat instead of at once. It logs which, once, at start. See
+   * docs/poolers.md.
+   * @defaultValue `'none'` (a direct connection, or a pooler in session mode)
+   */
+  readonly pooler?: PoolerMode;
+  /**
+   * A direct (or session-mode) URL to LISTEN on for wake-ups when `connectionString` goes
+   * through a transaction-mode pooler; one connection of it is held while the worker runs.
+   * @defaultValue none: LISTEN on the main connection, or poll with `pooler: 'transaction'`
+   */
+  readonly listenConnectionString?: string;
   /** Handlers by kind. The worker claims steps of exactly these kinds. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly handlers: Readonly<Record<string, Handler<any, any>>>;
@@ -48,7 +66,8 @@ export interface WorkerOptions {
   readonly heartbeatInterval?: Duration;
   /**
    * How often to look for work when no notification came (a missed one, or a step whose
-   * `scheduled_at` arrived).
+   * `scheduled_at` arrived). With `pooler: 'transaction'` and no `listenConnectionString`, the
+   * only way other processes' work is found: an idle worker starts a new step within it.
    * @defaultValue `'1s'`
    */
   readonly pollInterval?: Duration;

@@ -75,6 +75,8 @@ export class Producer implements LeaseBuffer {
   /** Moving average of handler run times, in ms; undefined until a handler has finished. */
   private handlerMsAverage: number | undefined;
   private subscription: Subscription | undefined;
+  /** Set when nothing LISTENs for this worker (see {@link Producer.listen}): polling alone. */
+  private pollingOnly = false;
   private pollTimer: NodeJS.Timeout | undefined;
   private running = false;
   private fetching: Promise<void> | undefined;
@@ -98,11 +100,14 @@ export class Producer implements LeaseBuffer {
   }
 
   /**
-   * Starts listening for notifications. Resolves once the subscription is in place.
+   * Starts listening for notifications. Resolves once the subscription is in place, with whether
+   * a connection LISTENs: not behind a transaction-mode pooler without a listen URL, where the
+   * poll is the only wake-up and each written outcome counts as one too (it may have made the
+   * next steps of its run claimable).
    *
    * @param onStepsCancelled - called with the ids of running steps an operator or a scanner ended
    */
-  async listen(onStepsCancelled?: (stepIds: readonly string[]) => void): Promise<void> {
+  async listen(onStepsCancelled?: (stepIds: readonly string[]) => void): Promise<boolean> {
     const kinds = new Set(this.options.kinds);
     this.subscription = await this.store.subscribe({
       ...(onStepsCancelled ? { stepsCancelled: onStepsCancelled } : {}),
@@ -116,6 +121,8 @@ export class Producer implements LeaseBuffer {
           'notification connection lost; polling meanwhile',
         ),
     });
+    this.pollingOnly = !this.subscription.listening;
+    return this.subscription.listening;
   }
 
   /** Starts polling and claims at once. */
@@ -139,6 +146,15 @@ export class Producer implements LeaseBuffer {
   drop(step: ClaimedStep): void {
     const at = this.buffered.indexOf(step);
     if (at >= 0) this.buffered.splice(at, 1);
+  }
+
+  /**
+   * A step's outcome is written. It may have freed room (a backlog of outcomes holds claims back)
+   * and, without notifications, it is the only early sign that its run's next steps are claimable.
+   */
+  outcomeWritten(): void {
+    if (this.pollingOnly) this.signalWork();
+    else this.wake();
   }
 
   /** A handler finished after `ms`: feeds the moving average that drives the adaptive prefetch. */

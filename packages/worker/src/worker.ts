@@ -7,6 +7,7 @@ import { embeddedScheduler } from './embedded-scheduler.js';
 import {
   connectStore,
   type MetricsReads,
+  type PoolerMode,
   type StoreNotifications,
   type WorkerStore,
 } from '@cyclone/store-postgres';
@@ -66,6 +67,8 @@ export class Worker {
   readonly id: string;
   readonly store: WorkerStore & StoreNotifications & MetricsReads;
   private readonly closeConnection: () => Promise<void>;
+  /** What stands between the worker and PostgreSQL (the `pooler` option). */
+  private readonly pooler: PoolerMode;
   private readonly logger: Logger;
   private readonly config: WorkerConfig;
   private readonly producer: Producer;
@@ -106,6 +109,7 @@ export class Worker {
       'worker options',
     );
     this.store = connection.store;
+    this.pooler = connection.store.pooler;
     this.closeConnection = connection.close;
     this.metricsOrError = setUpWorkerMetrics({
       registry: options.metricsRegistry,
@@ -126,6 +130,7 @@ export class Worker {
       outcome: config,
       onHandlerTime: (ms) => this.producer.recordHandlerTime(ms),
       onSlotFreed: () => this.producer.wake(),
+      onOutcomeWritten: () => this.producer.outcomeWritten(),
     });
     const executor = this.executor;
     this.producer = new Producer(
@@ -192,7 +197,7 @@ export class Worker {
       // The store's own typed error says it best; a raw database or socket error gets wrapped.
       throw error instanceof CycloneError ? error : new WorkerStartError(this.id, { cause: error });
     }
-    await this.producer.listen((stepIds) => this.leaseKeeper.abortEnded(stepIds));
+    const listening = await this.producer.listen((stepIds) => this.leaseKeeper.abortEnded(stepIds));
     await this.store.registerWorker(this.id, this.config.kinds);
     // Child nodes (and schedules) start workflows by name, in whichever process settles them.
     await this.store.registerWorkflows(this.config.workflows);
@@ -214,9 +219,21 @@ export class Worker {
       );
     }
     this.logger.info(
-      { kinds: this.config.kinds, concurrency: this.config.concurrency },
+      {
+        kinds: this.config.kinds,
+        concurrency: this.config.concurrency,
+        pooler: this.pooler,
+        wakeUps: listening ? 'listen' : 'poll',
+      },
       'worker started',
     );
+    if (!listening) {
+      this.logger.info(
+        { pollIntervalMs: this.config.pollMs, heartbeatIntervalMs: this.config.heartbeatMs },
+        'no LISTEN connection (a transaction-mode pooler without listenConnectionString): ' +
+          'polling for work every pollInterval; a cancelled step learns of it at its next heartbeat',
+      );
+    }
     this.producer.start();
     await this.scheduler?.start();
   }

@@ -4,7 +4,9 @@
  * from the runner) and of the PostgreSQL server over the same drain (its processes' times in
  * /proc, the exited backends' included through the postmaster). On a machine whose cores the
  * worker and the server share, the sum is what bounds the rate. Linux only; the server must run
- * on this machine (the embedded one, or a local one given by URL).
+ * on this machine (the embedded one, or a local one given by URL). Cyclone runs twice: as it
+ * is, and with `pooler: 'transaction'` on the same direct connection (every statement unnamed,
+ * LISTEN on a pool of its own), which isolates what re-planning each statement costs.
  *
  *   node --conditions=@cyclone/source --import tsx tools/bench/src/cpu.ts 40000 [URL]
  */
@@ -17,9 +19,11 @@ import type { SystemName } from './shared/types.js';
 
 const n = Number(process.argv[2] ?? 40_000);
 const given = process.argv[3];
-const systems: [SystemName, string][] = [
-  ['cyclone', 'default'],
-  ['graphile-worker', 'fast'],
+/** System, configuration, and whether it runs with `pooler: 'transaction'` (Cyclone only). */
+const systems: [SystemName, string, boolean][] = [
+  ['cyclone', 'default', false],
+  ['cyclone', 'default', true],
+  ['graphile-worker', 'fast', false],
 ];
 const ticksPerSecond = 100; // USER_HZ on Linux
 
@@ -68,12 +72,13 @@ try {
   const stat = readFileSync(`/proc/${backend.pid}/stat`, 'utf8');
   const postmaster = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
   const rows = [];
-  for (const [system, config] of systems) {
+  for (const [system, config, unnamed] of systems) {
     const name = `cyclone_cpu_${system.replace(/-/g, '_')}`;
     await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)}`);
     await admin.query(`CREATE DATABASE ${quoteIdent(name)}`);
     const url = databaseUrl(serverUrl, name);
     const common = ['--url', url, '--concurrency', '50', '--config', config];
+    if (unnamed) common.push('--pooler', 'transaction', '--listen-url', url);
     await run([system, 'prepare', String(n), ...common]);
     const before = serverCpu(postmaster);
     const drained = await run([system, 'drain', String(n), ...common]);
@@ -81,7 +86,7 @@ try {
     const node = Number(drained.extra?.cpuMs ?? Number.NaN) / 1000;
     await admin.query(`DROP DATABASE ${quoteIdent(name)}`);
     rows.push({
-      system: `${system} (${config})`,
+      system: `${system} (${config}${unnamed ? ", pooler: 'transaction'" : ''})`,
       'jobs/s': Math.round(drained.value ?? 0),
       'worker µs/job': Math.round((node * 1e6) / n),
       'server µs/job': Math.round((server * 1e6) / n),

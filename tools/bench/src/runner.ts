@@ -3,6 +3,7 @@
  *
  *   runner.ts <system> <task> <n> --url URL [--pool-size 10] [--concurrency C] [--config default|fast]
  *             [--shape chain|diamond] [--cap-ms MS] [--depth-rows R] [--max-parallel N]
+ *             [--pooler transaction] [--listen-url URL] [--poll-interval D]   (cyclone only)
  *
  * Tasks: `enqueue` (time a bulk enqueue of n jobs), `prepare` (enqueue n jobs, or submit n runs of
  * --shape, untimed), `fill` (the depth template: R finished rows), `drain` (start a worker and time
@@ -54,6 +55,9 @@ async function main(): Promise<RunnerResult> {
       'cap-ms': { type: 'string', default: '60000' },
       'depth-rows': { type: 'string', default: '0' },
       'max-parallel': { type: 'string' },
+      pooler: { type: 'string' },
+      'listen-url': { type: 'string' },
+      'poll-interval': { type: 'string' },
     },
   });
   const [systemArg, taskArg, nArg] = positionals;
@@ -68,7 +72,13 @@ async function main(): Promise<RunnerResult> {
   const concurrency = Number(values.concurrency);
   const shape = values.shape as WorkflowShape | undefined;
   const capMs = Number(values['cap-ms']);
-  const adapter = await createAdapter(system, values.url, Number(values['pool-size']));
+  if (values.pooler !== undefined && values.pooler !== 'transaction')
+    throw new Error(`--pooler expects transaction, got "${values.pooler}"`);
+  const adapter = await createAdapter(system, values.url, Number(values['pool-size']), {
+    ...(values.pooler ? { pooler: 'transaction' as const } : {}),
+    ...(values['listen-url'] ? { listenUrl: values['listen-url'] } : {}),
+    ...(values['poll-interval'] ? { pollInterval: values['poll-interval'] } : {}),
+  });
   const base = { bench: 1 as const, ok: true, system, measure: task, config };
   const configuration = adapter.describe(config, concurrency);
   try {

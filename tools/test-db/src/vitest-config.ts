@@ -39,7 +39,8 @@ const conditions = [
 
 /**
  * The vitest config of the package whose `vitest.config.ts` passes its `import.meta.url`.
- * Writes a JSON report to `<repo>/reports/vitest/<package folder>.json` (CI sums them).
+ * Writes a JSON report to `<repo>/reports/vitest/<package folder>.json` (CI sums them). Other
+ * options are merged over these, except `test.include`, which replaces the default.
  */
 export function cycloneVitestConfig(
   importMetaUrl: string,
@@ -64,5 +65,9 @@ export function cycloneVitestConfig(
       outputFile: { json: path.join(repoRoot, 'reports', 'vitest', `${packageName}.json`) },
     },
   });
-  return mergeConfig(base, overrides);
+  const merged = mergeConfig(base, overrides);
+  // mergeConfig concatenates arrays: an `include` given replaces the default one instead, so a
+  // suite that names its own files (the fault scenarios, the pooler suite) runs only those.
+  const include = overrides.test?.include;
+  return include ? { ...merged, test: { ...merged.test, include } } : merged;
 }

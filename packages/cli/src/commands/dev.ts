@@ -6,6 +6,7 @@ import { migrate } from '@cyclone/store-postgres';
 import { Worker } from '@cyclone/worker';
 import { databaseUrlFrom } from '../database/database-url.js';
 import { reachingDatabase } from '../database/database.js';
+import { poolerOptions } from '../database/pooler-options.js';
 import { startDevDatabase, type DevDatabase } from '../dev/embedded-database.js';
 import { followRun } from '../dev/live-view.js';
 import { sampleHandlers, sampleWorkflow } from '../dev/sample-workflow.js';
@@ -52,6 +53,7 @@ async function runEngine(ctx: CommandContext, url: string, stop: AbortSignal): P
   pool.on('error', () => undefined); // an idle connection lost: the pool replaces it
   const logger = pino({ level: process.env.CYCLONE_LOG_LEVEL ?? 'warn' }, process.stderr);
   const schema = ctx.flags.schema === undefined ? {} : { schema: ctx.flags.schema };
+  const connection = { ...schema, ...poolerOptions(ctx.flags) };
   const worker = new Worker({
     pool,
     handlers: sampleHandlers,
@@ -61,9 +63,9 @@ async function runEngine(ctx: CommandContext, url: string, stop: AbortSignal): P
     logger,
     // The scheduler's scanners run in the worker's process: one process is the whole engine.
     scheduler: true,
-    ...schema,
+    ...connection,
   });
-  const client = new Client({ pool, ...schema });
+  const client = new Client({ pool, ...connection });
   try {
     const { applied } = await migrate({ pool, ...schema });
     output.err(applied === 0 ? 'schema up to date' : `applied ${applied} migration(s)`);

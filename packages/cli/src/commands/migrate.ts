@@ -1,12 +1,16 @@
 import { migrate, migrationStatus } from '@cyclone/store-postgres';
 import { requireDatabaseUrl } from '../database/database-url.js';
 import { openPool, reachingDatabase } from '../database/database.js';
+import { poolerOptions } from '../database/pooler-options.js';
 import { table } from '../terminal/output.js';
 import type { CommandContext } from '../framework/context.js';
 
 /** `cyclone migrate [--status]`: applies Cyclone's migrations, or lists applied and pending ones. */
 export async function migrateCommand(ctx: CommandContext): Promise<number> {
   const url = requireDatabaseUrl(ctx.flags.databaseUrl);
+  // Checked like every command's; migrate() itself keeps no session state, so it runs through a
+  // transaction-mode pooler as it does on a direct connection.
+  poolerOptions(ctx.flags);
   const pool = openPool(url, 1);
   const schema = ctx.flags.schema;
   try {

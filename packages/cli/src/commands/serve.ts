@@ -5,6 +5,7 @@ import type * as ServerExports from '@cyclone/server';
 import { RefusedError, UsageError } from '../framework/cli-error.js';
 import { requireDatabaseUrl } from '../database/database-url.js';
 import { openPool, reachingDatabase } from '../database/database.js';
+import { poolerOptions } from '../database/pooler-options.js';
 import { awaitShutdown } from '../terminal/signals.js';
 import type { CommandContext } from '../framework/context.js';
 
@@ -73,12 +74,14 @@ export async function serveCommand(ctx: CommandContext): Promise<number> {
   const allowedHosts = list(ctx.options.allowedHost, process.env.CYCLONE_ALLOWED_HOSTS);
   const corsOrigins = list(ctx.options.corsOrigin, process.env.CYCLONE_CORS_ORIGINS);
   const url = requireDatabaseUrl(ctx.flags.databaseUrl);
+  const connection = poolerOptions(ctx.flags);
   const { createServer } = await loadServerModule();
   const logger = pino({ level: process.env.CYCLONE_LOG_LEVEL ?? 'info' }, process.stderr);
   const pool = openPool(url, 10);
   const client = new Client({
     pool,
     ...(ctx.flags.schema === undefined ? {} : { schema: ctx.flags.schema }),
+    ...connection,
   });
   const shutdown = awaitShutdown();
   let server: ReturnType<typeof createServer> | undefined;

@@ -5,6 +5,7 @@ import { Worker } from '@cyclone/worker';
 import { UsageError } from '../framework/cli-error.js';
 import { requireDatabaseUrl } from '../database/database-url.js';
 import { openPool, reachingDatabase } from '../database/database.js';
+import { poolerOptions } from '../database/pooler-options.js';
 import { awaitShutdown } from '../terminal/signals.js';
 import { loadHandlerModule } from '../worker/handler-module.js';
 import type { CommandContext } from '../framework/context.js';
@@ -30,7 +31,10 @@ export async function workerCommand(ctx: CommandContext): Promise<number> {
     throw new UsageError(`--grace expects a duration such as 10s, 500ms or 2m, got "${grace}"`);
   }
   const module = await loadHandlerModule(String(ctx.options.handlers));
-  const schema = ctx.flags.schema === undefined ? {} : { schema: ctx.flags.schema };
+  const connection = {
+    ...(ctx.flags.schema === undefined ? {} : { schema: ctx.flags.schema }),
+    ...poolerOptions(ctx.flags),
+  };
   const logger = pino({ level: process.env.CYCLONE_LOG_LEVEL ?? 'info' }, process.stderr);
   const pool = openPool(url, concurrency + 4);
   const worker = new Worker({
@@ -39,10 +43,10 @@ export async function workerCommand(ctx: CommandContext): Promise<number> {
     workflows: module.workflows,
     concurrency,
     logger,
-    ...schema,
+    ...connection,
   });
   const scheduler = ctx.options.scheduler
-    ? new Scheduler({ pool, workflows: module.workflows, logger, ...schema })
+    ? new Scheduler({ pool, workflows: module.workflows, logger, ...connection })
     : undefined;
   const print = (event: string, fields: Record<string, string | number | readonly string[]>) =>
     output.out(

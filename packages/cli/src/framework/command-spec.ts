@@ -29,7 +29,7 @@ export interface CommandSpec {
    */
   readonly json?: string;
   /**
-   * Whether it takes `--database-url` and `--schema`.
+   * Whether it takes `--database-url`, `--schema`, `--pooler` and `--listen-database-url`.
    * @defaultValue true
    */
   readonly database?: boolean;
@@ -73,7 +73,15 @@ export function addCommand(
         '--database-url <url>',
         'the database (default: $CYCLONE_DATABASE_URL, else $DATABASE_URL)',
       )
-      .option('--schema <name>', "Postgres schema of Cyclone's tables (default: public)");
+      .option('--schema <name>', "Postgres schema of Cyclone's tables (default: public)")
+      .option(
+        '--pooler <mode>',
+        'transaction: the URL goes through a pooler in transaction mode (PgBouncer, Supavisor, RDS Proxy); none: direct or session mode (default: $CYCLONE_POOLER, else none)',
+      )
+      .option(
+        '--listen-database-url <url>',
+        'a direct URL to LISTEN on for wake-ups behind a transaction-mode pooler; without it workers poll (default: $CYCLONE_LISTEN_DATABASE_URL)',
+      );
   }
   command
     .option('--json', spec.json ?? 'print JSON')

@@ -4,6 +4,10 @@ import type { Output } from '../terminal/output.js';
 export interface GlobalFlags {
   readonly databaseUrl?: string;
   readonly schema?: string;
+  /** `--pooler`, as given (see `poolerOptions`). */
+  readonly pooler?: string;
+  /** `--listen-database-url`, as given. */
+  readonly listenDatabaseUrl?: string;
   readonly json: boolean;
 }
 

@@ -22,6 +22,7 @@ export class NotificationHub {
   private readonly listeners = new Set<NoticeListener>();
   private subscription: Promise<Subscription> | undefined;
   private closed = false;
+  private toldNotListening = false;
 
   constructor(
     private readonly client: Client,
@@ -30,10 +31,22 @@ export class NotificationHub {
 
   /**
    * Adds a listener; resolves once the subscription is listening, with the function that removes
-   * it. @throws what the store threw when it could not subscribe (the stream then says so)
+   * it. @throws what the store threw when it could not subscribe, or an error saying the store has
+   * no connection to LISTEN on (a transaction-mode pooler without `listenConnectionString`): the
+   * stream then says it is unavailable and the dashboard polls
    */
   async join(listener: NoticeListener): Promise<() => void> {
-    await this.subscribe();
+    const subscription = await this.subscribe();
+    if (!subscription.listening) {
+      if (!this.toldNotListening) {
+        this.toldNotListening = true;
+        this.logger.info(
+          'event stream unavailable: no LISTEN connection (a transaction-mode pooler without ' +
+            'listenConnectionString); the dashboard polls',
+        );
+      }
+      throw new Error('the store has no connection to LISTEN on');
+    }
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }

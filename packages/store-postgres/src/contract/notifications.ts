@@ -17,6 +17,12 @@ export interface StoreListener {
 
 /** An open subscription; `close()` stops it and gives its connection back. */
 export interface Subscription {
+  /**
+   * Whether a connection LISTENs for this subscription. False when the store has none to LISTEN
+   * on (a transaction-mode pooler without `listenConnectionString`): no callback is ever called,
+   * and the subscriber's polling is its only wake-up.
+   */
+  readonly listening: boolean;
   close(): Promise<void>;
 }
 
@@ -25,6 +31,9 @@ export interface Subscription {
  * polls, so a lost notification delays work and never loses it.
  */
 export interface StoreNotifications {
-  /** Starts listening; resolves once the subscription is in place. */
+  /**
+   * Starts listening; resolves once the subscription is in place (at once, with `listening:
+   * false`, when the store has no connection to LISTEN on).
+   */
   subscribe(listener: StoreListener): Promise<Subscription>;
 }

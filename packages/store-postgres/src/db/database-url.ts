@@ -8,10 +8,15 @@ const POSTGRES_PROTOCOLS = new Set(['postgres:', 'postgresql:', 'socket:']);
  * typo (`postgress://`, `http://...`, a bare host name) fails with a message saying what to give.
  *
  * @param where - where the URL was given, e.g. `worker options`
+ * @param field - the option that holds it, e.g. `listenConnectionString`
  * @throws InvalidDatabaseUrlError naming where the URL came from and what is wrong
  */
-export function assertPostgresUrl(url: unknown, where: string): asserts url is string {
-  const at = `${where}.connectionString`;
+export function assertPostgresUrl(
+  url: unknown,
+  where: string,
+  field = 'connectionString',
+): asserts url is string {
+  const at = `${where}.${field}`;
   if (typeof url !== 'string' || url.trim() === '') {
     throw new InvalidDatabaseUrlError(at, 'no URL was given');
   }

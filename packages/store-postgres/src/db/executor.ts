@@ -6,15 +6,21 @@ import { withTransaction } from './transaction.js';
 import { retryOnConflict } from './retry.js';
 
 /**
- * Runs Cyclone's statements as named prepared statements: Postgres parses and plans each one once
- * per connection, which matters on the hot paths (claim, complete) that run thousands of times a
- * second. Every store operation takes an executor; on a pool it can also open transactions.
+ * Runs Cyclone's statements, by default as named prepared statements: Postgres parses and plans
+ * each one once per connection, which matters on the hot paths (claim, complete) that run
+ * thousands of times a second. Behind a pooler in transaction mode a named statement prepared on
+ * one server session is missing on the next (or already exists there), so with `prepared: false`
+ * every statement is sent unnamed, parsed and planned at each execution; its text is still built
+ * once per store (the compiler's cache). Every store operation takes an executor; on a pool it can
+ * also open transactions.
  */
 export class Executor {
   constructor(
     readonly db: Queryable,
     private readonly compiler: StatementCompiler,
     private readonly pool?: pg.Pool,
+    /** Whether statements are sent as named prepared statements (see the class comment). */
+    readonly prepared = true,
   ) {}
 
   /** The qualified table names the statements are compiled against. */
@@ -63,7 +69,7 @@ export class Executor {
 
   /** The same executor on another connection (a transaction's client, a caller's transaction). */
   on(db: Queryable): Executor {
-    return new Executor(db, this.compiler);
+    return new Executor(db, this.compiler, undefined, this.prepared);
   }
 
   private async run<P extends object, R extends pg.QueryResultRow>(
@@ -72,7 +78,7 @@ export class Executor {
   ): Promise<pg.QueryResult<R>> {
     const compiled = this.compiler.compile(statement);
     return this.db.query<R>({
-      name: compiled.name,
+      ...(this.prepared ? { name: compiled.name } : {}),
       text: compiled.text,
       values: orderedValues(compiled, params),
     });

@@ -3,8 +3,20 @@ import type { StoreListener, Subscription } from '../contract/notifications.js';
 import { Channels } from './channels.js';
 import { Notifier } from './notifier.js';
 
-/** Listens for the database's wake-ups on one connection of the pool (see {@link Notifier}). */
-export async function subscribe(pool: pg.Pool, listener: StoreListener): Promise<Subscription> {
+/** A subscription on which nothing listens: its subscriber polls. */
+const notListening: Subscription = { listening: false, close: () => Promise.resolve() };
+
+/**
+ * Listens for the database's wake-ups on one connection of `pool` (see {@link Notifier}). With no
+ * pool (a transaction-mode pooler and no separate URL to LISTEN on), nothing listens: a LISTEN
+ * through such a pooler would hold on to whichever server session ran it, and its notifications
+ * would reach no client.
+ */
+export async function subscribe(
+  pool: pg.Pool | undefined,
+  listener: StoreListener,
+): Promise<Subscription> {
+  if (!pool) return notListening;
   const channels: string[] = [];
   if (listener.stepsAvailable) channels.push(Channels.stepsAvailable);
   if (listener.runsEnded) channels.push(Channels.runsEnded);
@@ -21,5 +33,5 @@ export async function subscribe(pool: pg.Pool, listener: StoreListener): Promise
     ...(listener.error ? { onError: listener.error } : {}),
   });
   await notifier.start();
-  return { close: () => notifier.stop() };
+  return { listening: true, close: () => notifier.stop() };
 }

@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
 import pg from 'pg';
 import { quoteIdent } from '../db/tables.js';
-import { pendingMigrations, shippedMigrations } from './migration-journal.js';
+import { withTransaction } from '../db/transaction.js';
+import { pendingMigrations } from './migration-journal.js';
 import { redactUrl, toStoreError } from '../db/driver-errors.js';
 import { assertPostgresUrl } from '../db/database-url.js';
 
@@ -43,8 +45,10 @@ export function defaultMigrationsFolder(): string {
 
 /**
  * Applies Cyclone's SQL migrations. Idempotent, and safe when several processes call it at once:
- * a transaction-independent advisory lock lets one of them migrate while the others wait, and they
- * then find nothing left to do.
+ * the whole migration is one transaction holding a transaction-scoped advisory lock, so one
+ * caller migrates while the others wait, and they then find nothing left to do. It keeps no
+ * session state (the lock and the search path end with the transaction), so it runs the same
+ * through a pooler in transaction mode as on a direct connection.
  *
  * @example
  * ```ts
@@ -70,7 +74,8 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   ownPool?.on('error', () => undefined);
   const pool = options.pool ?? ownPool!;
   try {
-    return await migrateOn(pool, schema, options.migrationsFolder ?? defaultMigrationsFolder());
+    const folder = options.migrationsFolder ?? defaultMigrationsFolder();
+    return await withTransaction(pool, (client) => migrateIn(client, schema, folder));
   } catch (error) {
     throw toStoreError(error, 'migrate', target);
   } finally {
@@ -78,60 +83,54 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   }
 }
 
-async function migrateOn(pool: pg.Pool, schema: string, folder: string): Promise<MigrateResult> {
-  const client = await pool.connect();
-  const lockKey = `cyclone:migrate:${schema}`;
-  const migrationsTable = 'cyclone_migrations';
-  try {
-    await client.query('SELECT pg_advisory_lock(hashtext($1))', [lockKey]);
-    try {
-      // Nothing pending: return before any DDL, so a role with data rights only (no CREATE on the
-      // database or the schema) can call migrate() at boot.
-      const before = await appliedRecord(client, schema, migrationsTable);
-      if (pendingMigrations(shippedMigrations(folder), before.latest).length === 0) {
-        return { applied: 0 };
-      }
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
-      // The generated SQL names tables unqualified; the search path places them in the schema.
-      await client.query(`SET search_path TO ${quoteIdent(schema)}`);
-      // Loaded here, not at import: a worker or client that never migrates does not pay for
-      // drizzle-orm's modules in memory (about 6 MB of a process).
-      const { drizzle } = await import('drizzle-orm/node-postgres');
-      const { migrate: drizzleMigrate } = await import('drizzle-orm/node-postgres/migrator');
-      await drizzleMigrate(drizzle(client), {
-        migrationsFolder: folder,
-        migrationsSchema: schema,
-        migrationsTable,
-      });
-      const after = await appliedRecord(client, schema, migrationsTable);
-      return { applied: after.count - before.count };
-    } finally {
-      await client.query('RESET search_path');
-      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [lockKey]);
-    }
-  } finally {
-    client.release();
-  }
-}
+/** Where the applied migrations are recorded, in drizzle's format (drizzle-kit reads it too). */
+const MIGRATIONS_TABLE = 'cyclone_migrations';
 
-/** How many migrations are recorded as applied, and the newest one's timestamp. */
-async function appliedRecord(
+/** Applies the pending migrations inside the caller's transaction on `client`. */
+async function migrateIn(
   client: pg.PoolClient,
   schema: string,
-  table: string,
-): Promise<{ count: number; latest: number | null }> {
-  const qualified = `${quoteIdent(schema)}.${quoteIdent(table)}`;
+  folder: string,
+): Promise<MigrateResult> {
+  // Held until the transaction ends, on whichever server session runs it: nothing to unlock, and
+  // nothing left behind on a pooled session.
+  await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`cyclone:migrate:${schema}`]);
+  // Nothing pending: return before any DDL, so a role with data rights only (no CREATE on the
+  // database or the schema) can call migrate() at boot.
+  const record = `${quoteIdent(schema)}.${quoteIdent(MIGRATIONS_TABLE)}`;
+  const files = readMigrationFiles({ migrationsFolder: folder }).map((file) => ({
+    ...file,
+    when: file.folderMillis,
+  }));
+  const pending = pendingMigrations(files, await latestApplied(client, record));
+  if (pending.length === 0) return { applied: 0 };
+  await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+  await client.query(
+    `CREATE TABLE IF NOT EXISTS ${record} (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at bigint)`,
+  );
+  // The generated SQL names tables unqualified; the search path, for this transaction only,
+  // places them in the schema.
+  await client.query(`SET LOCAL search_path TO ${quoteIdent(schema)}`);
+  for (const migration of pending) {
+    for (const statement of migration.sql) await client.query(statement);
+    await client.query(`INSERT INTO ${record} (hash, created_at) VALUES ($1, $2)`, [
+      migration.hash,
+      migration.when,
+    ]);
+  }
+  return { applied: pending.length };
+}
+
+/** The newest applied migration's timestamp; null when none is (or the record does not exist). */
+async function latestApplied(client: pg.PoolClient, record: string): Promise<number | null> {
   const exists = await client.query<{ present: boolean }>(
     'SELECT to_regclass($1) IS NOT NULL AS present',
-    [qualified],
+    [record],
   );
-  if (!exists.rows[0]?.present) return { count: 0, latest: null };
-  const result = await client.query<{ n: string; latest: string | null }>(
-    `SELECT count(*) AS n, max(created_at)::text AS latest FROM ${qualified}`,
+  if (!exists.rows[0]?.present) return null;
+  const result = await client.query<{ latest: string | null }>(
+    `SELECT max(created_at)::text AS latest FROM ${record}`,
   );
-  const row = result.rows[0];
-  return {
-    count: Number(row?.n ?? 0),
-    latest: row?.latest == null ? null : Number(row.latest),
-  };
+  const latest = result.rows[0]?.latest;
+  return latest == null ? null : Number(latest);
 }

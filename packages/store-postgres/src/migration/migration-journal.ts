@@ -22,9 +22,9 @@ export function shippedMigrations(folder: string): ShippedMigration[] {
  * (null when none is applied). Drizzle applies in timestamp order and records each one's
  * timestamp, so everything newer than the latest record is pending.
  */
-export function pendingMigrations(
-  shipped: readonly ShippedMigration[],
+export function pendingMigrations<M extends Pick<ShippedMigration, 'when'>>(
+  shipped: readonly M[],
   latestApplied: number | null,
-): ShippedMigration[] {
+): M[] {
   return shipped.filter((m) => latestApplied === null || m.when > latestApplied);
 }

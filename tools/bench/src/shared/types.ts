@@ -28,6 +28,19 @@ export const measureNames = [
 export type MeasureName = (typeof measureNames)[number];
 
 /** How a worker under test is configured. */
+/**
+ * How Cyclone's client and worker connect in a run with `--pooler-url` (the other systems are
+ * measured on direct connections only).
+ */
+export interface ConnectionConfig {
+  /** `transaction` when the URL goes through a pooler in transaction mode. */
+  readonly pooler?: 'transaction';
+  /** Where the worker LISTENs (a direct URL), when not on its own connection. */
+  readonly listenUrl?: string;
+  /** The worker's `pollInterval`, when not its default. */
+  readonly pollInterval?: string;
+}
+
 export interface WorkerConfig {
   /** Jobs (or steps) executed at once. */
   readonly concurrency: number;

@@ -11,7 +11,14 @@ import { Worker } from '@cyclone/worker';
 import { cloneRows, scalar } from '../shared/db.js';
 import { systemMeta } from './meta.js';
 import type { FanOutTarget } from '../measurements/fan-out.js';
-import type { ConfigName, SystemAdapter, WorkerConfig, WorkflowShape } from '../shared/types.js';
+import type {
+  ConfigName,
+  ConnectionConfig,
+  SystemAdapter,
+  WorkerConfig,
+  WorkflowShape,
+} from '../shared/types.js';
+import type { Duration } from '@cyclone/core';
 
 const jobKind = 'bench.noop';
 const stepKind = 'bench.step';
@@ -65,10 +72,32 @@ export class CycloneAdapter implements SystemAdapter, FanOutTarget {
   constructor(
     private readonly url: string,
     private readonly poolSize: number,
+    private readonly connection: ConnectionConfig = {},
   ) {}
 
   describe(_config: ConfigName, concurrency: number): string {
-    return `Worker({ concurrency: ${concurrency}, pool: pg.Pool({ max: ${this.poolSize} }) }), other options default; enqueueMany in chunks of ${enqueueChunk}`;
+    const { pooler, listenUrl, pollInterval } = this.connection;
+    const options = [
+      ...(pooler ? [`pooler: '${pooler}'`] : []),
+      ...(listenUrl ? ['listenConnectionString: <direct URL>'] : []),
+      ...(pollInterval ? [`pollInterval: '${pollInterval}'`] : []),
+    ].join(', ');
+    return `Worker({ concurrency: ${concurrency}, pool: pg.Pool({ max: ${this.poolSize} })${options ? `, ${options}` : ''} }), other options default; enqueueMany in chunks of ${enqueueChunk}`;
+  }
+
+  /** The connection options of the client and the worker (pooler, listen URL). */
+  private get connectionOptions() {
+    const { pooler, listenUrl } = this.connection;
+    return {
+      ...(pooler ? { pooler } : {}),
+      ...(listenUrl ? { listenConnectionString: listenUrl } : {}),
+    };
+  }
+
+  /** The worker's options beyond the connection's: its poll interval when given. */
+  private get pollOptions() {
+    const { pollInterval } = this.connection;
+    return pollInterval ? { pollInterval: pollInterval as Duration } : {};
   }
 
   async setup(): Promise<void> {
@@ -79,7 +108,7 @@ export class CycloneAdapter implements SystemAdapter, FanOutTarget {
     if (!this.client) {
       this.clientPool = new pg.Pool({ connectionString: this.url, max: this.poolSize });
       this.clientPool.on('error', () => undefined);
-      this.client = new Client({ pool: this.clientPool });
+      this.client = new Client({ pool: this.clientPool, ...this.connectionOptions });
     }
     return this.client;
   }
@@ -120,6 +149,8 @@ export class CycloneAdapter implements SystemAdapter, FanOutTarget {
     this.workerPool.on('error', () => undefined);
     this.worker = new Worker({
       pool: this.workerPool,
+      ...this.connectionOptions,
+      ...this.pollOptions,
       concurrency: config.concurrency,
       logger: pino({ level: 'silent' }),
       workflows: config.shape ? [definitions[config.shape]] : [],
@@ -148,6 +179,8 @@ export class CycloneAdapter implements SystemAdapter, FanOutTarget {
     this.workerPool.on('error', () => undefined);
     this.worker = new Worker({
       pool: this.workerPool,
+      ...this.connectionOptions,
+      ...this.pollOptions,
       concurrency: options.concurrency,
       logger: pino({ level: 'silent' }),
       workflows: [definition],

@@ -13,6 +13,8 @@ export interface ScenarioSchedulerOptions {
   readonly name?: string;
   /** @defaultValue `false` (keep every run) */
   readonly retention?: Duration | false;
+  /** The scheduler's `pooler` option. */
+  readonly pooler?: 'transaction';
 }
 
 /** Starts a scheduler on `url` (no unserved-kind sweep; no retention by default) and returns it. */
@@ -26,6 +28,7 @@ export async function startScheduler(
     workflows: options.workflows ?? [],
     retention: options.retention ?? false,
     unservedKindGrace: false,
+    ...(options.pooler ? { pooler: options.pooler } : {}),
     logger: pino({ level: process.env.CYCLONE_TEST_LOG ?? 'silent' }),
   });
   await scheduler.start();

@@ -19,6 +19,10 @@ export interface WorkerProcessOptions {
   readonly kinds?: readonly string[];
   /** The URL the worker connects with; by default the scenario's, named after the worker. */
   readonly url?: string;
+  /** The worker's `pooler` option. */
+  readonly pooler?: 'transaction';
+  /** The worker's `listenConnectionString`. */
+  readonly listenUrl?: string;
 }
 
 /** Starts a worker process on `url` without waiting for it. */
@@ -41,6 +45,8 @@ export function spawnWorker(
   if (options.logLevel) env.FAULT_LOG_LEVEL = options.logLevel;
   if (options.ignoreAbort) env.FAULT_IGNORE_ABORT = '1';
   if (options.kinds) env.FAULT_KINDS = options.kinds.join(',');
+  if (options.pooler) env.FAULT_POOLER = options.pooler;
+  if (options.listenUrl) env.FAULT_LISTEN_URL = options.listenUrl;
   return fixtures.start('worker-process', env, options.id);
 }
 
