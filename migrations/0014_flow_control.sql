@@ -20,7 +20,7 @@ CREATE TABLE "cyclone_rate_starts" (
 --> statement-breakpoint
 DROP INDEX "cyclone_steps_lease_idx";--> statement-breakpoint
 ALTER TABLE "cyclone_steps" ADD COLUMN "concurrency_key" text;--> statement-breakpoint
-ALTER TABLE "cyclone_steps" ADD COLUMN "priority" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "cyclone_steps" ADD COLUMN "priority" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
 CREATE INDEX "cyclone_rate_starts_idx" ON "cyclone_rate_starts" USING btree ("kind","key","at");--> statement-breakpoint
 CREATE INDEX "cyclone_steps_claim_priority_idx" ON "cyclone_steps" USING btree ("kind","priority" DESC NULLS LAST,"scheduled_at") WHERE "cyclone_steps"."state" = 'available' AND "cyclone_steps"."priority" <> 0;--> statement-breakpoint
 CREATE INDEX "cyclone_steps_running_idx" ON "cyclone_steps" USING btree ("kind","concurrency_key") WHERE "cyclone_steps"."state" = 'running';

@@ -1,5 +1,6 @@
 import type { Executor } from '../db/executor.js';
 import { defineStatement } from '../db/statement.js';
+import { oldestReadyAt } from '../tables/steps/oldest-ready.js';
 
 /** What {@link readMetrics} counts. */
 export interface ReadMetricsParams {
@@ -60,9 +61,7 @@ SELECT 'queue' AS series, k.kind AS label,
      SELECT 1 FROM ${t.steps} s
      WHERE s.state = 'available' AND s.kind = k.kind AND s.scheduled_at <= now()
      LIMIT ${p.countLimit}) c)::int AS ready,
-  (SELECT extract(epoch FROM now() - min(s.scheduled_at)) FROM ${t.steps} s
-   WHERE s.state = 'available' AND s.kind = k.kind AND s.scheduled_at <= now())::float8
-    AS oldest_ready_age_seconds
+  extract(epoch FROM now() - ${oldestReadyAt(t, 'k.kind')})::float8 AS oldest_ready_age_seconds
 FROM kinds k
 UNION ALL
 SELECT 'dlq', r.reason,

@@ -93,7 +93,7 @@ export const cycloneSteps = pgTable(
      */
     concurrencyKey: text('concurrency_key'),
     /** Claimed before the available steps of the kind with a lower priority. */
-    priority: integer('priority').notNull().default(0),
+    priority: bigint('priority', { mode: 'number' }).notNull().default(0),
   },
   (t) => [
     check('cyclone_steps_state_check', oneOf('state', STEP_STATES)),
@@ -105,17 +105,13 @@ export const cycloneSteps = pgTable(
     ),
     check('cyclone_steps_attempts_check', sql`${t.attempts} >= 0 AND ${t.maxAttempts} >= 1`),
     check('cyclone_steps_deps_remaining_check', sql`${t.depsRemaining} >= 0`),
-    // Claiming reads only available rows, so the partial indexes stay small however many
-    // finished rows pile up. Steps of the default priority (0) are claimed oldest first from the
-    // first, its range ending at now(), so steps scheduled later are never walked; steps with
-    // another priority are in the second too, higher first (decision 252): a queue without
-    // priorities writes one entry a step, as before.
+    // Claiming reads only available rows, so the partial index stays small however many finished
+    // rows pile up. In claim order: by kind, higher priority first, then the oldest (decision
+    // 252). A claim walks it in three ranges, above, at and below the default priority (0); the
+    // default's range ends at now(), so its steps scheduled later are never walked.
     index('cyclone_steps_claim_idx')
-      .on(t.kind, t.scheduledAt)
-      .where(sql`${t.state} = 'available'`),
-    index('cyclone_steps_claim_priority_idx')
       .on(t.kind, t.priority.desc(), t.scheduledAt)
-      .where(sql`${t.state} = 'available' AND ${t.priority} <> 0`),
+      .where(sql`${t.state} = 'available'`),
     // A run's steps, and with `item_index IS NULL` its nodes without the items of its fan-outs
     // (settlement reads those at every completion): one index serves both, so a step's insert and
     // each of its updates write one entry here, not two.

@@ -1,7 +1,7 @@
 import { workflow } from '@cyclone/core';
 import { describe, expect, it } from 'vitest';
 import { runOfDefinition, runOfJob } from '../../src/tables/runs/new-runs.js';
-import { claimOne, leaseExpired, useStore } from '../fixture.js';
+import { claimOne, leaseExpired, until, useStore } from '../fixture.js';
 
 const fx = useStore();
 
@@ -68,6 +68,41 @@ describe('a concurrency cap, enforced where steps are claimed', () => {
     ]);
     expect(await claim('cap.kind')).toHaveLength(1);
     expect(await running('cap.kind')).toBe(2);
+  });
+
+  it("wakes the kind's workers when a running step is cancelled, discarded or retried later", async () => {
+    await fx.store.setConcurrencyLimit({ kind: 'cap.wake', max: 3, perKey: false });
+    const [cancelled, discarded, retried] = await jobs('cap.wake', 4);
+    const held = await claim('cap.wake');
+    expect(held).toHaveLength(3);
+    const step = (runId: string) => held.find((h) => h.runId === runId)!;
+    const wakes: string[] = [];
+    const subscription = await fx.store.subscribe({ stepsAvailable: (kind) => wakes.push(kind) });
+    try {
+      const woken = async (what: string) => {
+        await until(async () => wakes.includes('cap.wake'), `a wake-up after ${what}`);
+        wakes.length = 0;
+      };
+      await fx.store.cancelRun(cancelled!.id);
+      await woken('a cancel');
+      const failure = (runId: string, maxAttempts: number) => ({
+        stepId: step(runId).id,
+        claimToken: step(runId).claimToken,
+        errorKind: 'retryable' as const,
+        error: 'boom',
+        panicStack: null,
+        attempts: 0,
+        maxAttempts,
+        retryDelayMs: 3_600_000,
+      });
+      expect(await fx.store.fail(failure(discarded!.id, 1))).toBe('discarded');
+      await woken('a discard');
+      expect(await fx.store.fail(failure(retried!.id, 5))).toBe('retried');
+      await woken('a failure retried an hour later');
+      expect(await claim('cap.wake')).toHaveLength(1);
+    } finally {
+      await subscription.close();
+    }
   });
 
   it('counts steps that were running before the cap was set, and frees more when it is raised or removed', async () => {
@@ -186,12 +221,28 @@ describe('a rate limit, a sliding window of starts', () => {
 
 describe('priorities', () => {
   it('claims a higher priority first, then the oldest', async () => {
-    const order = [0, 5, -1, 10, 5, 0];
+    const order = [0, 5, -1, 10, 5, 0, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER];
     for (const [i, priority] of order.entries()) {
       await fx.store.submit([runOfJob('prio.kind', JSON.stringify(i), { priority })]);
     }
     const claimed = await claim('prio.kind', 100);
-    expect(claimed.map((c) => c.input)).toEqual([3, 1, 4, 0, 5, 2]);
+    expect(claimed.map((c) => c.input)).toEqual([6, 3, 1, 4, 0, 5, 2, 7]);
+  });
+
+  it('reads the oldest ready step of a kind across its priorities', async () => {
+    for (const priority of [3, 0, -2, 7]) {
+      await fx.store.submit([runOfJob('prio.oldest', 'null', { priority })]);
+    }
+    await fx.query(
+      `UPDATE cyclone_steps SET scheduled_at = now() - (CASE priority WHEN -2 THEN 90 ELSE 5 END) * interval '1 second'
+       WHERE kind = 'prio.oldest'`,
+    );
+    const { queues } = await fx.store.collectMetrics({ kinds: ['prio.oldest'] });
+    expect(queues).toHaveLength(1);
+    expect(queues[0]!.ready).toBe(4);
+    // The oldest is the step of priority -2, read past the first steps of the priorities above it.
+    expect(queues[0]!.oldestReadyAgeSeconds).toBeGreaterThanOrEqual(90);
+    expect(queues[0]!.oldestReadyAgeSeconds).toBeLessThan(3_600);
   });
 
   it('orders by priority within a capped kind too', async () => {

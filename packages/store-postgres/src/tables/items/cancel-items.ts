@@ -2,6 +2,7 @@ import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import { stepsEndedNotice } from '../steps/steps-ended-notice.js';
+import { freedPlacesNotice } from '../steps/freed-places-notice.js';
 import { sqlConstant, recordEvents } from '../events/record-events.js';
 import type { ChangeParams } from '../transitions/change-params.js';
 import { storedClaimEvent, wasRunning } from '../events/claim-event.js';
@@ -25,7 +26,7 @@ WITH cancelled AS (
   UPDATE ${t.steps} s
   SET state = ${p.toState}::text, ended_at = now(), lease_expires_at = NULL
   WHERE s.parent_step_id = ${p.nodeId} AND s.state = ANY(${p.fromStates}::text[])
-  RETURNING s.id, s.run_id, s.node, s.attempts, s.started_event_id, s.started_at, s.claimed_by,
+  RETURNING s.id, s.run_id, s.node, s.kind, s.attempts, s.started_event_id, s.started_at, s.claimed_by,
             (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
 ), counted AS (
   UPDATE ${t.runs} r SET open_steps = r.open_steps - (SELECT count(*) FROM cancelled)
@@ -39,8 +40,10 @@ WITH cancelled AS (
     trigger: `${p.trigger}::text`,
   })}
 ), notified AS (${stepsEndedNotice('cancelled', p.runningState)}
+), freed AS (${freedPlacesNotice(t, 'cancelled')}
 )
-SELECT id, (SELECT count(*) FROM notified) AS notified FROM cancelled
+SELECT id, (SELECT count(*) FROM notified) + (SELECT count(*) FROM freed) AS notified
+FROM cancelled
 `,
 );
 

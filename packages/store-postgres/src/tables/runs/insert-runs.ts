@@ -109,7 +109,7 @@ WITH defs AS (
               ${p.stepWaitSignals}::jsonb[], ${p.stepWaitN}::int[], ${p.stepMaxWaitMs}::bigint[],
               ${p.stepWaitForMs}::bigint[], ${p.stepMaxParallel}::int[],
               ${p.stepRunAt}::timestamptz[], ${p.stepConcurrencyKeys}::text[],
-              ${p.stepPriorities}::int[])
+              ${p.stepPriorities}::bigint[])
        AS s(id, run_id, node, node_type, kind, state, depends_on, deps_remaining, on_dep_failure,
             max_attempts, timeout_ms, backoff, delay_ms, wait_signals, wait_n, max_wait_ms,
             wait_for_ms, max_parallel, run_at, concurrency_key, priority)

@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
+import { freedPlacesNotice } from './freed-places-notice.js';
 import type { ChangeParams } from '../transitions/change-params.js';
 import { recordEvents } from '../events/record-events.js';
 import { storedClaimEvent, wasRunning } from '../events/claim-event.js';
@@ -34,7 +35,7 @@ WITH cancelled AS (
   WHERE s.run_id = ${p.runId}
     AND (s.id = ANY(${p.stepIds}::uuid[]) OR s.parent_step_id = ANY(${p.stepIds}::uuid[]))
     AND s.state = ANY(${p.fromStates}::text[])
-  RETURNING s.id, s.run_id, s.node, s.child_run_id, s.attempts, s.started_event_id, s.started_at,
+  RETURNING s.id, s.run_id, s.node, s.kind, s.child_run_id, s.attempts, s.started_event_id, s.started_at,
             s.claimed_by, (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
 ), counted AS (
   UPDATE ${t.runs} r SET open_steps = r.open_steps - (SELECT count(*) FROM cancelled)
@@ -47,8 +48,9 @@ WITH cancelled AS (
     to: `${p.toState}::text`,
     trigger: `${p.trigger}::text`,
   })}
+), freed AS (${freedPlacesNotice(t, 'cancelled')}
 )
-SELECT id, node, child_run_id FROM cancelled
+SELECT id, node, child_run_id, (SELECT count(*) FROM freed) AS notified FROM cancelled
 `,
 );
 

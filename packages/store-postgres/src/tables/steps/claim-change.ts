@@ -66,9 +66,11 @@ export function claimColumns(
  * The claimable steps of one kind, in claim order, each locked (`FOR UPDATE SKIP LOCKED`, so
  * concurrent claims never wait on each other nor take the same row): those with a priority above
  * the default first, highest first, then the default's (0), then those below it, each oldest first
- * (decision 252). Each part is one ordered walk of its partial index, its range ending at now(),
- * so steps scheduled later are never read. Yields `id`, `priority`, `scheduled_at` and
- * `concurrency_key` of at most `limit` rows a part; the caller orders and cuts them.
+ * (decision 252). Each part is one ordered walk of its range of the claim index. The default's
+ * range ends at now(), so its steps scheduled later are never read; in the others, a priority's
+ * steps scheduled later are passed over on the way to the next priority. Yields `id`, `priority`,
+ * `scheduled_at` and `concurrency_key` of at most `limit` rows a part; the caller orders and cuts
+ * them.
  */
 export function claimableSteps(t: Pick<Tables, 'steps'>, kind: string, limit: string): string {
   const available = sqlConstant(ClaimedFromState);
@@ -79,11 +81,11 @@ export function claimableSteps(t: Pick<Tables, 'steps'>, kind: string, limit: st
     ORDER BY ${order}
     LIMIT ${limit}
     FOR UPDATE SKIP LOCKED) AS part`;
-  const prioritized = 'priority DESC NULLS LAST, scheduled_at';
+  const order = 'priority DESC NULLS LAST, scheduled_at';
   return [
-    part('priority <> 0 AND priority > 0', prioritized),
-    part('priority = 0', 'scheduled_at'),
-    part('priority <> 0 AND priority < 0', prioritized),
+    part('priority > 0', order),
+    part('priority = 0', order),
+    part('priority < 0', order),
   ].join('\n    UNION ALL\n    ');
 }
 

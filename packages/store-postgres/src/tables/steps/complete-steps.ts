@@ -1,6 +1,7 @@
 import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
+import { freedPlacesNotice } from './freed-places-notice.js';
 import { notifyIdsInChunks } from '../../db/notify-ids.js';
 import { defineStatement } from '../../db/statement.js';
 import type {
@@ -165,11 +166,7 @@ WITH input AS (
   FROM (SELECT DISTINCT kind FROM promoted
         WHERE state = ${p.promoteToState}::text AND kind IS NOT NULL) k
 ), notify_limited AS (
-  -- A completed step of a kind with a flow limit frees its place: wake the kind's workers, whose
-  -- claims may have left steps waiting for it.
-  SELECT pg_notify('${Channels.stepsAvailable}', kind)
-  FROM (SELECT DISTINCT kind FROM done
-        WHERE kind IN (SELECT l.kind FROM ${t.limits} l)) k
+  ${freedPlacesNotice(t, 'done', true)}
 ), notify_runs AS (${notifyIdsInChunks(Channels.runsEnded, 'ended')}
 )
 SELECT 'done' AS what, id FROM done

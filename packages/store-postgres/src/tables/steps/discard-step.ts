@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
+import { freedPlacesNotice } from './freed-places-notice.js';
 import { recordEvents } from '../events/record-events.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
 import { storedClaimEvent } from '../events/claim-event.js';
@@ -49,7 +50,7 @@ WITH gone AS (
   WHERE s.id = ${p.stepId} AND s.claim_token = ${p.claimToken}
     AND s.state = ANY(${p.fromStates}::text[])
     AND (NOT ${p.requireExpiredLease}::boolean OR s.lease_expires_at < now())
-  RETURNING s.id, s.run_id, s.node, s.attempts, s.started_at, s.started_event_id, s.claimed_by
+  RETURNING s.id, s.run_id, s.node, s.kind, s.attempts, s.started_at, s.started_event_id, s.claimed_by
 ), counted AS (
   UPDATE ${t.runs} r
   SET open_steps = r.open_steps - 1,
@@ -71,8 +72,9 @@ WITH gone AS (
       detail: `${p.detail}`,
     },
   )}
+), freed AS (${freedPlacesNotice(t, 'gone', true)}
 )
-SELECT id, run_id, node, attempts FROM gone
+SELECT id, run_id, node, attempts, (SELECT count(*) FROM freed) AS notified FROM gone
 `,
 );
 

@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import { stepsEndedNotice } from './steps-ended-notice.js';
+import { freedPlacesNotice } from './freed-places-notice.js';
 import { recordEvents } from '../events/record-events.js';
 import type { ChangeParams } from '../transitions/change-params.js';
 import { storedClaimEvent, wasRunning } from '../events/claim-event.js';
@@ -39,7 +40,7 @@ WITH ended AS (
       error_kind = coalesce(${p.errorKind}::text, s.error_kind),
       error = CASE WHEN ${p.errorKind}::text IS NULL THEN s.error ELSE ${p.error}::text END
   WHERE s.run_id = ${p.runId} AND s.state = ANY(${p.fromStates}::text[])
-  RETURNING s.id, s.run_id, s.node, s.child_run_id, s.attempts, s.started_event_id, s.started_at,
+  RETURNING s.id, s.run_id, s.node, s.kind, s.child_run_id, s.attempts, s.started_event_id, s.started_at,
             s.claimed_by, (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
 ), counted AS (
   UPDATE ${t.runs} r SET open_steps = greatest(0, r.open_steps - (SELECT count(*) FROM ended))
@@ -54,8 +55,10 @@ WITH ended AS (
     errorKind: `${p.errorKind}::text`,
   })}
 ), notified AS (${stepsEndedNotice('ended', p.runningState)}
+), freed AS (${freedPlacesNotice(t, 'ended')}
 )
-SELECT id, node, from_state, child_run_id, (SELECT count(*) FROM notified) AS notified FROM ended
+SELECT id, node, from_state, child_run_id, (SELECT count(*) FROM notified) + (SELECT count(*) FROM freed) AS notified
+FROM ended
 `,
 );
 

@@ -43,7 +43,8 @@ JOIN LATERAL (
   SELECT id, run_id, kind FROM ${t.steps}
   WHERE state = 'available' AND kind = u.kind
     AND scheduled_at < now() - ${p.graceMs}::bigint * interval '1 millisecond'
-  ORDER BY scheduled_at
+  -- In the claim index's order, so the walk stops after the first rows that qualify.
+  ORDER BY priority DESC NULLS LAST, scheduled_at
   LIMIT ${p.limit}
 ) s ON true
 LIMIT ${p.limit}

@@ -82,7 +82,10 @@ WITH run AS (
   )}
 ), notified AS (
   SELECT pg_notify('${Channels.stepsAvailable}', kind) FROM moved
-  WHERE NOT paused AND scheduled_at <= now()
+  -- Due now; or of a kind with a flow limit, whose place under a cap is free now (the step's
+  -- own retry may come later, but steps the cap held back can start).
+  WHERE (NOT paused AND scheduled_at <= now())
+     OR kind IN (SELECT l.kind FROM ${t.limits} l)
 )
 SELECT m.id, m.state, m.attempts, m.scheduled_at, (SELECT count(*) FROM notified) AS notified
 FROM moved m
