@@ -95,11 +95,14 @@ export class Recorder {
           log,
         );
       }
-      if (accepted) this.metrics.completed(step.kind);
-      else this.metrics.dropped(step.kind);
-      if (accepted && this.logger.isLevelEnabled('debug'))
-        log().debug({ attempt }, 'step completed');
-      else log().warn({ attempt }, 'stale completion dropped: the claim moved on');
+      if (!accepted) {
+        this.metrics.dropped(step.kind);
+        log().warn({ attempt }, 'stale completion dropped: the claim moved on');
+        return;
+      }
+      this.metrics.completed(step.kind);
+      // The step's child logger is made only when a line is written.
+      if (this.logger.isLevelEnabled('debug')) log().debug({ attempt }, 'step completed');
       return;
     }
     if (outcome.type === 'snooze') {

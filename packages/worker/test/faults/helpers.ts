@@ -4,15 +4,15 @@
  */
 import { pino, type Logger } from 'pino';
 
-/** A debug-level pino logger that keeps every line it writes, parsed, for tests to inspect. */
-export function capturingLogger(): {
+/** A pino logger (debug by default) that keeps every line it writes, parsed, for tests to inspect. */
+export function capturingLogger(level: 'debug' | 'info' = 'debug'): {
   logger: Logger;
   lines: Record<string, unknown>[];
   text: () => string;
 } {
   const raw: string[] = [];
   const logger = pino(
-    { level: 'debug' },
+    { level },
     {
       write(line: string) {
         raw.push(line);

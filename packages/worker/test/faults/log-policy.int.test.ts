@@ -77,4 +77,18 @@ describe('what the worker logs of a failed step', () => {
     expect(log.text()).not.toContain('hunter2');
     expect(log.text()).not.toContain('t0k3n');
   });
+
+  it('logs nothing above info for a step that succeeds', async () => {
+    // At info, as in production: a debug logger would hide a warning written in its place.
+    const log = capturingLogger('info');
+    const worker = await engine.startWorker({
+      logger: log.logger,
+      handlers: { 'logs.quiet': () => ({ ok: true }) },
+    });
+    const { runId } = await engine.client.enqueue('logs.quiet', null);
+    expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('completed');
+    await worker.stop();
+    expect(log.lines.map((l) => l.msg)).toContain('worker stopped');
+    expect(log.lines.filter((l) => (l.level as number) > 30)).toEqual([]);
+  });
 });
