@@ -195,9 +195,14 @@ describe('the examples', () => {
   it('flow-control.ts runs one charge per customer at a time under a per-key cap, and lists its limits', async () => {
     const { stdout } = await example('flow-control.ts', env);
     expect(stdout).toMatch(/^most charges of one customer at once: 1$/m);
-    expect(stdout).toMatch(/kind: 'payments\.charge',\s+max: 1,\s+perKey: true,\s+running: 0,\s+waiting: 0/);
+    expect(stdout).toMatch(
+      /kind: 'payments\.charge',\s+max: 1,\s+perKey: true,\s+running: 0,\s+waiting: 0/,
+    );
     expect(stdout).toMatch(/kind: 'email\.receipt', limit: 100, period: '1m', perKey: false/);
-    const limits = await query<{ n: number }>(env.CYCLONE_DATABASE_URL!, 'SELECT count(*)::int AS n FROM cyclone_limits');
+    const limits = await query<{ n: number }>(
+      env.CYCLONE_DATABASE_URL!,
+      'SELECT count(*)::int AS n FROM cyclone_limits',
+    );
     expect(limits[0]?.n).toBe(0);
   });
 
