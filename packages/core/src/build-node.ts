@@ -46,7 +46,14 @@ export function buildNode(spec: NodeSpec, context: BuildContext): NodeDefinition
     case 'task': {
       const o = parseOptions(optionSchemas.task, spec.options, context) ?? {};
       const handler = handlerFields(o, context);
-      return handler && compact({ ...common(name, 'task', o), kind, ...handler });
+      const cache =
+        o.cache === undefined
+          ? undefined
+          : {
+              ttlMs: ms(o.cache.ttl) as number,
+              ...(o.cache.key === undefined ? {} : { key: o.cache.key }),
+            };
+      return handler && compact({ ...common(name, 'task', o), kind, ...handler, cache });
     }
     case 'fan_out': {
       const o = parseOptions(optionSchemas.fan_out, spec.options, context);

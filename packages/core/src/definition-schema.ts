@@ -140,7 +140,19 @@ export function nodeObject<S extends z.core.$ZodLooseShape>(what: string, shape:
 
 /** The zod schema of each node type's built form, by type. */
 export const nodeDefinitionSchemas = {
-  task: nodeObject('a task node', { ...nodeBase('task'), ...handlerFields }),
+  task: nodeObject('a task node', {
+    ...nodeBase('task'),
+    ...handlerFields,
+    cache: z
+      .strictObject(
+        {
+          ttlMs: wholeNumberSchema(1, MaxWaitMs, 'a time to live in milliseconds'),
+          key: dotPathSchema.optional(),
+        },
+        { error: expected('expected a cache object { ttlMs, key? }') },
+      )
+      .optional(),
+  }),
   fan_out: nodeObject('a fan_out node', {
     ...nodeBase('fan_out'),
     ...handlerFields,

@@ -76,7 +76,18 @@ export interface HandlerFields {
 }
 
 /** A task node: one handler call per attempt. */
-export interface TaskNodeDefinition extends NodeDefinitionBase<'task'>, HandlerFields {}
+export interface TaskNodeDefinition extends NodeDefinitionBase<'task'>, HandlerFields {
+  /** The node's result cache; absent means its outputs are neither looked up nor kept. */
+  readonly cache?: CacheDefinition;
+}
+
+/** A task node's result cache, as built. */
+export interface CacheDefinition {
+  /** How long an output serves other steps of the kind, from its step's completion. */
+  readonly ttlMs: number;
+  /** A dot path into the run input whose value is the key; absent: a hash of kind, input and deps. */
+  readonly key?: string;
+}
 
 /**
  * A fan-out node: the list output of `from` becomes one item task per element, each running `kind`

@@ -28,6 +28,8 @@ export const EventType = {
   StepStarted: 'step_started',
   /** The handler returned; its output is stored. */
   StepCompleted: 'step_completed',
+  /** A cached task completed with an output from the result cache, without running. */
+  StepCached: 'step_cached',
   /** A retryable failure with attempts left: claimable again after the backoff. */
   StepRetryScheduled: 'step_retry_scheduled',
   /** The handler threw `snooze(d)`. */

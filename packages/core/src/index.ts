@@ -32,6 +32,7 @@ export * from './run-outcome.js';
 export * from './random.js';
 export * from './backoff.js';
 export * from './stable-hash.js';
+export * from './result-cache.js';
 export * from './json-payload.js';
 export * from './cron-schedule.js';
 export * from './schedule-policy.js';
@@ -47,6 +48,7 @@ export {
   NamePattern,
   MaxTimeoutMs,
   type TaskNodeDefinition,
+  type CacheDefinition,
   type FanOutNodeDefinition,
   type ChildNodeDefinition,
   type WaitSignalNodeDefinition,

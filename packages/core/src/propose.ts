@@ -268,6 +268,11 @@ export interface SubmittedStep {
   readonly nodeType: Exclude<NodeType, 'item'>;
   /** Whether the node has upstream dependencies. */
   readonly hasDependencies: boolean;
+  /**
+   * Whether the node is a task with a result cache: it is inserted `pending` even without
+   * dependencies, so that settlement looks its key up before anything can claim it.
+   */
+  readonly cached?: boolean;
 }
 
 // The state promotion would give each node type; a node with no dependencies is inserted in it. A
@@ -287,8 +292,12 @@ const READY_STATE: Readonly<Record<Exclude<NodeType, 'item'>, StepState>> = {
  * for a fan-out node, which stays pending until it completes); otherwise straight into the state its
  * promotion would give (`available`, a wait state, or `waiting_child`).
  */
-export function insertedStepState({ nodeType, hasDependencies }: SubmittedStep): StepState {
-  const state = hasDependencies ? StepState.Pending : READY_STATE[nodeType];
+export function insertedStepState({
+  nodeType,
+  hasDependencies,
+  cached = false,
+}: SubmittedStep): StepState {
+  const state = hasDependencies || cached ? StepState.Pending : READY_STATE[nodeType];
   // The table has the last word: a helper that disagreed with it would be a bug, caught here.
   assertStepTransition(null, state, StepTrigger.Submit, nodeType);
   return state;

@@ -70,6 +70,11 @@ export interface StepStatus {
   /** A wait node whose max wait lapsed. */
   readonly timedOut: boolean;
   /**
+   * A task that completed with an output from its kind's result cache, without running: labelled
+   * `Cached`.
+   */
+  readonly cached?: boolean;
+  /**
    * An available step whose time has come but whose kind's concurrency cap (or its key's) is full,
    * or whose rate limit is used up for now: labelled `AwaitingResource`.
    */

@@ -25,6 +25,8 @@ export const StepLabel = {
   Crashed: 'Crashed',
   /** A wait whose maximum wait lapsed. */
   TimedOut: 'TimedOut',
+  /** A task that completed with an output from its kind's result cache, without running. */
+  Cached: 'Cached',
 } as const;
 /** A {@link StepLabel} value. */
 export type StepLabel = (typeof StepLabel)[keyof typeof StepLabel];
@@ -77,6 +79,11 @@ export const STEP_LABELS: readonly StepLabelRule[] = Object.freeze(
       states: [StepState.Completed],
       when: '`timedOut` is true: a signal wait whose `maxWait` lapsed (it completes with `timedOut: true`)',
     },
+    {
+      label: StepLabel.Cached,
+      states: [StepState.Completed],
+      when: "`cached` is true: a task whose cache key matched an output of its kind within the entry's ttl, so it completed with that output without running",
+    },
   ].map((rule) => Object.freeze({ ...rule, states: Object.freeze(rule.states) })),
 );
 
@@ -85,7 +92,7 @@ export type LabelledStep = Pick<
   StepStatus,
   'state' | 'attempts' | 'scheduledAt' | 'errorKind' | 'reclaims' | 'timedOut'
 > &
-  Partial<Pick<StepStatus, 'awaitingResource'>>;
+  Partial<Pick<StepStatus, 'awaitingResource' | 'cached'>>;
 
 /**
  * The sub-state label of a step at `now` (milliseconds since the epoch), by the rules of
@@ -103,6 +110,7 @@ export function stepLabel(step: LabelledStep, now: number = Date.now()): StepLab
     if (step.reclaims > 0) return StepLabel.Crashed;
   }
   if (step.timedOut) return StepLabel.TimedOut;
+  if (step.cached === true) return StepLabel.Cached;
   return undefined;
 }
 
@@ -136,6 +144,8 @@ function eventLabel(event: StepEvent, madeAvailable: StepEvent | undefined): Ste
       return StepLabel.Crashed;
     case 'wait_lapsed':
       return StepLabel.TimedOut;
+    case 'step_cached':
+      return StepLabel.Cached;
     default:
       return undefined;
   }

@@ -205,6 +205,9 @@ const STEP_DECISIONS = step('step', [
   // The reference reopens a fan-out node "and its discarded item tasks together" but gives item tasks
   // only discarded -> available: a retried item beyond the maxParallel limit waits in pending instead.
   { from: S.Exhausted, to: S.Pending, trigger: T.OperatorRetry, nodeTypes: ITEM, description: 'client.retry / retryAll of a fan-out node: a discarded item task beyond the maxParallel limit waits for a free place', source: 'decision' },
+  // Result caching (api.md, round 3): a cached task that became ready completes from the cache without
+  // ever being claimed; on a miss it is promoted as usual.
+  { from: S.Pending, to: S.Completed, trigger: T.CacheHit, nodeTypes: [N.Task], description: "Its cache key matched an output of its kind within the entry's ttl; completes with it, never claimed", source: 'decision' },
 ]);
 
 type RunRowInput = Omit<RunTransition, 'source' | 'table'> & {

@@ -91,6 +91,12 @@ export const StepTrigger = {
   FanOutFailed: 'fan_out_failed',
   /** The item task's fan-out node was discarded; every item must succeed, so the others stop. */
   FanOutItemCancelled: 'fan_out_item_cancelled',
+  /**
+   * Cyclone-specific: a task node with a result cache became ready and its cache key matched an
+   * entry of its kind within the entry's time to live, so it completes with that output without
+   * being claimed or executed.
+   */
+  CacheHit: 'cache_hit',
 } as const;
 /** A {@link StepTrigger} value. */
 export type StepTrigger = (typeof StepTrigger)[keyof typeof StepTrigger];

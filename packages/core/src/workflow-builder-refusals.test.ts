@@ -113,7 +113,7 @@ describe('build() refuses, with subject workflow "order", the path and what was 
       issueAt(w().task('charge', 'k', { maxAttempt: 3 } as never), 'nodes.charge.maxAttempt')
         .message,
     ).toBe(
-      'unknown option "maxAttempt" (did you mean "maxAttempts"?), expected one of: dependsOn, onDepFailure, maxAttempts, timeout, backoff, concurrencyKey, priority',
+      'unknown option "maxAttempt" (did you mean "maxAttempts"?), expected one of: dependsOn, onDepFailure, maxAttempts, timeout, backoff, concurrencyKey, priority, cache',
     );
     expect(
       issueAt(

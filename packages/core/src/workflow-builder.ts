@@ -17,7 +17,7 @@ import { buildNode, check, resolveDefaults, sketchOf, type NodeSpec } from './bu
 import {
   type ChildOptions,
   type FanOutOptions,
-  type TaskOptions,
+  type TaskNodeOptions,
   type WaitAnyOptions,
   type WaitNOptions,
   type WaitSignalOptions,
@@ -75,7 +75,7 @@ export class WorkflowBuilder<Names extends string = never> {
   task<N extends string>(
     name: N,
     kind: string,
-    options?: TaskOptions<Names>,
+    options?: TaskNodeOptions<Names>,
   ): WorkflowBuilder<Names | N> {
     return this.#add({ type: 'task', name, kind, options });
   }

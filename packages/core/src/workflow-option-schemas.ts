@@ -64,12 +64,24 @@ export const handlerShape = {
 
 export const maxWait = durationSchema(1, MaxWaitMs, 'a maximum wait').optional();
 
+const cacheOptionsSchema = z.strictObject(
+  {
+    ttl: durationSchema(1, MaxWaitMs, 'a time to live'),
+    key: dotPathSchema.optional(),
+  },
+  { error: expected('expected cache options { ttl, key? }') },
+);
+
 export function optionsOf<S extends z.core.$ZodLooseShape>(method: string, shape: S) {
   return z.strictObject(shape, { error: expected(`expected an options object for .${method}()`) });
 }
 
 export const optionSchemas = {
-  task: optionsOf('task', { ...commonShape, ...handlerShape }).optional(),
+  task: optionsOf('task', {
+    ...commonShape,
+    ...handlerShape,
+    cache: cacheOptionsSchema.optional(),
+  }).optional(),
   fan_out: optionsOf('fanOut', {
     ...commonShape,
     ...handlerShape,

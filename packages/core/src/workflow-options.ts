@@ -77,6 +77,31 @@ export interface TaskOptions<Names extends string = string> extends NodeOptions<
   readonly priority?: number;
 }
 
+/** A task's result cache: the `cache` option of `.task()`. */
+export interface CacheOptions {
+  /**
+   * How long a handler's output serves later steps of the kind with the same key, from that step's
+   * completion; a hit does not extend it.
+   */
+  readonly ttl: Duration;
+  /**
+   * A dot path into the run input whose value is the cache key (`'reportId'`). A run input without
+   * the field (or with null there) is not cached: the step runs as usual.
+   * @defaultValue a hash of the kind, the run input and the outputs of the node's dependencies
+   */
+  readonly key?: string;
+}
+
+/** Options of `task`. */
+export interface TaskNodeOptions<Names extends string = string> extends TaskOptions<Names> {
+  /**
+   * Complete the node with a cached output of its kind when its cache key matches one produced
+   * within `ttl`, without claiming or running it; otherwise run it and keep its output for others.
+   * @defaultValue no caching
+   */
+  readonly cache?: CacheOptions;
+}
+
 /** Options of `fanOut`. */
 export interface FanOutOptions<Names extends string = string> extends TaskOptions<Names> {
   /** The upstream node whose output is the list; added to `dependsOn` when missing. */

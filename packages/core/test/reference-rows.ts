@@ -103,6 +103,7 @@ export const DECISION_STEP_ROWS: readonly Row[] = [
   ['step', '-', 'waiting_timer', 'submit'],
   ['step', 'cancelled', 'pending', 'operator_retry_reopen'],
   ['step', 'discarded', 'pending', 'operator_retry'],
+  ['step', 'pending', 'completed', 'cache_hit'],
 ];
 
 /** The reference's Run State Transition Table, one line per cause. */
