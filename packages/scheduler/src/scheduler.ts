@@ -8,6 +8,7 @@ import type { SchedulerOptions } from './options.js';
 import { loadPromClient } from './load-prom-client.js';
 import { DueWaitsScanner } from './scanners/due-waits.js';
 import { ReclaimExpiredLeasesScanner } from './scanners/reclaim-expired-leases.js';
+import { ExpiredCacheScanner } from './scanners/expired-cache.js';
 import { RetentionScanner } from './scanners/retention.js';
 import { RunDeadlinesScanner } from './scanners/run-deadlines.js';
 import type { Scanner } from './scanners/scanner.js';
@@ -124,6 +125,7 @@ export class Scheduler {
       new SettlePendingScanner(this.store, this.intervalMs, log('settle-pending')),
       new DueWaitsScanner(this.store, this.intervalMs, log('due-waits')),
       new RunDeadlinesScanner(this.store, this.intervalMs, log('run-deadlines')),
+      new ExpiredCacheScanner(this.store, this.intervalMs, log('expired-cache')),
     ];
     if (options.retention !== false) {
       const retentionMs = toMilliseconds(options.retention ?? '7d', 'retention');

@@ -120,13 +120,14 @@ describe('the unserved-kind sweep', () => {
 });
 
 describe('the scanners', () => {
-  it('are the recovery sweep, the settlement outbox, the due waits, run deadlines, retention, the unserved-kind sweep and the schedules, each with its interval', () => {
+  it('are the recovery sweep, the settlement outbox, the due waits, run deadlines, expired cache entries, retention, the unserved-kind sweep and the schedules, each with its interval', () => {
     const s = scheduler({ interval: '2s' });
     expect(s.scanners.map((x) => [x.name, x.interval])).toEqual([
       ['reclaim-expired-leases', 2000],
       ['settle-pending', 2000],
       ['due-waits', 2000],
       ['run-deadlines', 2000],
+      ['expired-cache', 2000],
       ['retention', 2000],
       ['unserved-kinds', 2000],
       ['schedules', 2000],

@@ -81,6 +81,7 @@ import { settlePending } from './settlement/settle-pending.js';
 import { deliverSignal } from './submission/deliver-signal.js';
 import { submit } from './submission/submit.js';
 import { deleteFinishedRuns } from './tables/runs/delete-finished-runs.js';
+import { deleteExpiredCache } from './tables/cache/delete-expired-cache.js';
 import { TerminalRunStates } from './tables/transitions/terminal-states.js';
 import { attemptLeadership } from './tables/workers/attempt-leadership.js';
 import { removeWorker } from './tables/workers/remove-worker.js';
@@ -171,6 +172,10 @@ export class PostgresStore extends StoreBase implements CycloneStore {
     return this.guard('deleteFinishedRuns', () =>
       deleteFinishedRuns(this.exec, { retentionMs, terminalStates: TerminalRunStates, limit }),
     );
+  }
+
+  deleteExpiredCache(limit = 1000): Promise<number> {
+    return this.guard('deleteExpiredCache', () => deleteExpiredCache(this.exec, { limit }));
   }
 
   attemptLeadership(name: string, holder: string, leaseMs: number): Promise<boolean> {

@@ -72,6 +72,10 @@ export const stepStatus = z
     errorKind: errorKind.nullable(),
     panicStack: z.string().nullable(),
     timedOut: z.boolean(),
+    cached: z.boolean().optional().meta({
+      description:
+        "A task that completed with an output from its kind's result cache, without running (label Cached)",
+    }),
     awaitingResource: z.boolean().optional().meta({
       description:
         "An available step whose time has come, held back by its kind's concurrency cap or rate limit (label AwaitingResource)",

@@ -75,4 +75,9 @@ export interface MaintenanceStore extends SchemaCheck, ScheduleMaintenance {
    * their steps, events, signals and settlement markers. Returns how many runs it deleted.
    */
   deleteFinishedRuns(retentionMs: number, limit?: number): Promise<number>;
+  /**
+   * Deletes up to `limit` expired entries of the result cache (outputs of cached task nodes past
+   * their ttl). Returns how many it deleted.
+   */
+  deleteExpiredCache(limit?: number): Promise<number>;
 }

@@ -24,6 +24,10 @@ export interface NewStep {
   readonly concurrencyKey: string | null;
   /** Among claimable steps of the kind, higher is claimed first. */
   readonly priority: number;
+  /** A task node with a result cache: its ttl; absent or null when the step is not cached. */
+  readonly cacheTtlMs?: number | null;
+  /** A cached step's key when the submission decides it (a key path); null: decided when ready. */
+  readonly cacheKey?: string | null;
 }
 
 /** A run to insert at submit, with all of its steps. */

@@ -26,6 +26,8 @@ export interface Tables {
   readonly settlements: string;
   readonly limits: string;
   readonly rateStarts: string;
+  /** The result cache: outputs of cached task nodes by kind and key. */
+  readonly cache: string;
   /** Where `migrate()` records the applied migrations. */
   readonly migrations: string;
 }
@@ -50,6 +52,7 @@ export function tablesIn(schema = 'public'): Tables {
     settlements: q('cyclone_settlements'),
     limits: q('cyclone_limits'),
     rateStarts: q('cyclone_rate_starts'),
+    cache: q('cyclone_cache'),
     migrations: q('cyclone_migrations'),
   };
 }

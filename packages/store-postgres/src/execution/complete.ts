@@ -14,6 +14,7 @@ const changes: Omit<CompleteStepsParams, 'stepIds' | 'claimTokens' | 'outputs'> 
     singleFromChangeParams(stepChange(StepTrigger.Complete, StepState.Completed)),
   ),
   countAttempt: true,
+  cached: false,
   timedOut: false,
   completeEventType: EventType.StepCompleted,
 };

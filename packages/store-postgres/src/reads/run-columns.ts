@@ -35,8 +35,8 @@ export type RunReadRow = Pick<
 
 /** The columns every step read returns, in the shape `toStepStatus` maps (output excluded). */
 export const STEP_COLUMNS = `id, run_id, node, node_type, kind, state, attempts, max_attempts,
-  reclaims, error, error_kind, panic_stack, timed_out, depends_on, item_index, max_parallel,
-  child_run_id,
+  reclaims, error, error_kind, panic_stack, timed_out, cached, depends_on, item_index,
+  max_parallel, child_run_id,
   scheduled_at, lease_expires_at, created_at, started_at, ended_at, wait_signals, wait_n,
   wait_deadline_at, coalesce(jsonb_array_length(wait_payloads), 0) AS wait_gathered,
   -- The time a wait has left, by the database clock: to its timer, or to its max wait.
@@ -61,6 +61,7 @@ export type StepReadRow = Pick<
   | 'error_kind'
   | 'panic_stack'
   | 'timed_out'
+  | 'cached'
   | 'depends_on'
   | 'item_index'
   | 'max_parallel'

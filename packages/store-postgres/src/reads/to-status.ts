@@ -42,6 +42,7 @@ export function toStepStatus(row: StepReadRow): StepStatus {
     errorKind: row.error_kind,
     panicStack: row.panic_stack,
     timedOut: row.timed_out,
+    cached: row.cached,
     ...(row.awaiting_resource === undefined ? {} : { awaitingResource: row.awaiting_resource }),
     ...(row.output === undefined || row.output === null ? {} : { output: row.output }),
     dependsOn: row.depends_on,

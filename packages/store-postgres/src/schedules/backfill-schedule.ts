@@ -2,7 +2,7 @@ import { cronFiresBetween, MaxFiresPerCall, ValidationError } from '@cyclone/cor
 import type { BackfillResult } from '../contract/schedule-store.js';
 import type { Executor } from '../db/executor.js';
 import { settled, type Settled } from '../settlement/settled.js';
-import { insertNewRuns, runsStartingChildren } from '../tables/runs/insert-new-runs.js';
+import { insertNewRuns, runsSettledAtSubmit } from '../tables/runs/insert-new-runs.js';
 import { claimBackfillFires } from '../tables/schedules/claim-backfill-fires.js';
 import { databaseNow } from '../db/database-now.js';
 import { lockScheduleRow } from '../tables/schedules/get-schedule.js';
@@ -59,7 +59,7 @@ export function backfillSchedule(
     const submitted = created.length > 0 ? await insertNewRuns(tx, created) : [];
     return settled(
       { created: created.length, skipped: ticks.length - created.length },
-      runsStartingChildren(created, submitted),
+      runsSettledAtSubmit(created, submitted),
     );
   });
 }

@@ -9,7 +9,7 @@ import {
 import type { FireOutcome } from '../contract/schedule-store.js';
 import type { Executor } from '../db/executor.js';
 import { lockRun } from '../tables/runs/lock-run.js';
-import { insertNewRuns, runsStartingChildren } from '../tables/runs/insert-new-runs.js';
+import { insertNewRuns, runsSettledAtSubmit } from '../tables/runs/insert-new-runs.js';
 import { advanceSchedule } from '../tables/schedules/advance-schedule.js';
 import { cancelPreviousScheduledRun } from './cancel-previous-scheduled-run.js';
 import { insertFires } from '../tables/schedules/insert-fires.js';
@@ -29,7 +29,7 @@ export interface PassClock {
 /** How many fires of each outcome one schedule's pass recorded, and the runs to settle after it. */
 export interface FirePass {
   readonly counts: Record<FireOutcome, number>;
-  /** Runs it started with child nodes waiting from the start (see `runsStartingChildren`). */
+  /** Runs it started that settlement moves on at once (see `runsSettledAtSubmit`). */
   readonly followUps: readonly string[];
 }
 
@@ -120,7 +120,7 @@ export async function fireSchedule(
     if (active && row.overlap === OverlapPolicy.CancelPrevious) {
       await cancelPreviousScheduledRun(db, lastRunId!);
     }
-    followUps.push(...runsStartingChildren([run], await insertNewRuns(db, [run])));
+    followUps.push(...runsSettledAtSubmit([run], await insertNewRuns(db, [run])));
     counts.submitted++;
     lastRunId = run.id;
     newestRunId = run.id;

@@ -94,6 +94,15 @@ export const cycloneSteps = pgTable(
     concurrencyKey: text('concurrency_key'),
     /** Claimed before the available steps of the kind with a lower priority. */
     priority: bigint('priority', { mode: 'number' }).notNull().default(0),
+    /**
+     * A task node with a result cache: how long its handler's output serves later steps of the
+     * kind (null: not cached, the usual case).
+     */
+    cacheTtlMs: bigint('cache_ttl_ms', { mode: 'number' }),
+    /** The key the step looked its kind's cache up with, and keeps its handler's output under. */
+    cacheKey: text('cache_key'),
+    /** Completed with an output from the cache (`cache_hit`), without running. */
+    cached: boolean('cached').notNull().default(false),
   },
   (t) => [
     check('cyclone_steps_state_check', oneOf('state', STEP_STATES)),

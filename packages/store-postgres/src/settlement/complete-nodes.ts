@@ -9,14 +9,21 @@ export interface NodeCompletion {
   readonly stepId: string;
   /** The output, already encoded as JSON text. */
   readonly outputJson: string;
+  /**
+   * The claim token the step holds, if any (a task reopened after it ran); null for a node no
+   * worker ever claimed. @defaultValue null
+   */
+  readonly claimToken?: string | null;
 }
 
-/** How a batch of nodes no worker runs completes (a wait, a fan-out or a child node). */
+/** How a batch of nodes no worker runs completes (a wait, a fan-out or a child node, a cache hit). */
 export interface NodeCompletionChange {
   /** `signal_consumed`, `wait_lapsed`, `timer_fired`, `child_completed`, `fan_out_completed`. */
   readonly change: StepChange;
   /** The completed steps' `timed_out` (a lapse). */
   readonly timedOut: boolean;
+  /** The completed steps' `cached` (a result cache hit). @defaultValue false */
+  readonly cached?: boolean;
   /** Their events' type. */
   readonly eventType: string;
 }
@@ -50,10 +57,11 @@ export async function completeNodes(
     ...afterCompletion,
     countAttempt: false,
     timedOut: how.timedOut,
+    cached: how.cached ?? false,
     completeEventType: how.eventType,
     ...prefixed('complete', singleFromChangeParams(how.change)),
     stepIds: completions.map((c) => c.stepId),
-    claimTokens: completions.map(() => null),
+    claimTokens: completions.map((c) => c.claimToken ?? null),
     outputs: completions.map((c) => c.outputJson),
   });
   for (const row of rows) {

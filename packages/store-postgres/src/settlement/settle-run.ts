@@ -18,6 +18,7 @@ import { lockRun } from '../tables/runs/lock-run.js';
 import { moveRun, terminalMove } from '../tables/runs/move-run.js';
 import { cancelSteps } from '../tables/steps/cancel-steps.js';
 import { loadRunNodes, type RunNodeRow } from '../tables/steps/load-run-nodes.js';
+import { advanceCached } from './advance-cached.js';
 import { advanceChildren } from './advance-children.js';
 import { advanceFanOuts } from './advance-fan-outs.js';
 import { advanceWaits } from './advance-waits.js';
@@ -42,7 +43,8 @@ const runFails = changeParams(runChange(RunTrigger.DiscardUncontained, RunState.
  * Brings a run in line with the run-state rule of core after one of its steps ended in a way the
  * fast paths do not settle (a discard, above all, a dependency of a wait, fan-out or child node
  * completed, an item task ended): promotes ready wait nodes into their wait and lets them consume
- * buffered signals (`advanceWaits`), expands ready fan-out nodes and moves expanded ones on
+ * buffered signals (`advanceWaits`), completes ready cached tasks from the result cache or
+ * promotes them (`advanceCached`), expands ready fan-out nodes and moves expanded ones on
  * (`advanceFanOuts`), starts, completes and discards child nodes (`advanceChildren`), cancels what
  * fail-fast or branch cancellation cancels (with the runs of cancelled child nodes) and moves the
  * run to `completed` or `failed`. Must run inside a transaction; it takes the run's lock first,
@@ -60,11 +62,13 @@ export async function settleRun(db: Executor, runId: string): Promise<string[]> 
   for (;;) {
     await advanceWaits(db, run);
     if (run.ended) return [...run.followUps];
+    const cacheHit = await advanceCached(db, run);
+    if (run.ended) return [...run.followUps];
     const fanOutEnded = await advanceFanOuts(db, run);
     if (run.ended) return [...run.followUps];
     const childMoved = await advanceChildren(db, run);
     if (run.ended) return [...run.followUps];
-    if (!fanOutEnded && !childMoved) break;
+    if (!cacheHit && !fanOutEnded && !childMoved) break;
   }
   await applyRunOutcome(db, run);
   return [...run.followUps];

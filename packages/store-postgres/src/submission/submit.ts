@@ -3,11 +3,11 @@ import type { SubmittedRun } from '../contract/run-store.js';
 import type { Executor } from '../db/executor.js';
 import { settleRunAndClearMarker } from '../settlement/settle-run.js';
 import { settled, type Settled } from '../settlement/settled.js';
-import { insertNewRuns, runsStartingChildren } from '../tables/runs/insert-new-runs.js';
+import { insertNewRuns, runsSettledAtSubmit } from '../tables/runs/insert-new-runs.js';
 
 /**
  * Inserts runs with all their steps in one statement (see `insertNewRuns`), then starts the child
- * runs of child nodes that wait from the start. On the caller's own transaction that happens
+ * runs of child nodes that wait from the start and looks up the cached tasks that start the run. On the caller's own transaction that happens
  * inside it, so the child runs commit or roll back with the submit; on the pool those runs are
  * follow-ups, settled once the insert committed (a crash in between leaves their markers for
  * `settle-pending`).
@@ -18,7 +18,7 @@ export async function submit(
   inCallersTransaction: boolean,
 ): Promise<Settled<SubmittedRun[]>> {
   const submitted = await insertNewRuns(db, runs);
-  const starting = runsStartingChildren(runs, submitted);
+  const starting = runsSettledAtSubmit(runs, submitted);
   if (!inCallersTransaction) return settled(submitted, starting);
   for (const runId of starting) await settleRunAndClearMarker(db, runId);
   return settled(submitted);

@@ -136,7 +136,9 @@ describe('a concurrency cap, enforced where steps are claimed', () => {
     for (let i = 0; i < 20; i++) claimed += (await claim('cap.many', 500)).length;
     expect(claimed).toBe(5_000);
     expect(await claim('cap.many', 500)).toHaveLength(0);
-  });
+    // Ten thousand jobs and twenty claims over them: seconds on a quiet machine, far more on a
+    // loaded one, so the deadline is the work's, not the default test timeout.
+  }, 180_000);
 
   it('frees the place of a step whose lease expired and was reclaimed', async () => {
     await fx.store.setConcurrencyLimit({ kind: 'cap.reclaim', max: 1, perKey: false });

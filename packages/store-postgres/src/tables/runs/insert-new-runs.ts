@@ -35,16 +35,24 @@ export async function insertNewRuns(
 }
 
 /**
- * The runs of a submission that were created with child nodes waiting from the start (those with
- * no dependencies): the insert wrote each to the settlement outbox, and settling it starts their
- * child runs.
+ * The runs of a submission that settlement moves on at once: those created with child nodes
+ * waiting from the start (settling starts their child runs) or with cached tasks that have no
+ * dependencies (settling looks their keys up). The insert wrote each to the settlement outbox.
  */
-export function runsStartingChildren(
+export function runsSettledAtSubmit(
   runs: readonly NewRun[],
   submitted: readonly SubmittedRun[],
 ): string[] {
   const waiting = new Set(
-    runs.filter((r) => r.steps.some((s) => s.state === StepState.WaitingChild)).map((r) => r.id),
+    runs
+      .filter((r) =>
+        r.steps.some(
+          (s) =>
+            s.state === StepState.WaitingChild ||
+            (s.cacheTtlMs != null && s.dependsOn.length === 0),
+        ),
+      )
+      .map((r) => r.id),
   );
   return submitted.filter((s) => s.created && waiting.has(s.runId)).map((s) => s.runId);
 }

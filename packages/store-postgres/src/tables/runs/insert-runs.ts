@@ -42,6 +42,8 @@ export interface InsertRunsParams {
   stepRunAt: (Date | null)[];
   stepConcurrencyKeys: (string | null)[];
   stepPriorities: number[];
+  stepCacheTtlMs: (number | null)[];
+  stepCacheKeys: (string | null)[];
   /**
    * The state of a child node that waits for its child run (`waiting_child`): a run inserted with
    * one goes to the settlement outbox, whose settlement starts the child run.
@@ -90,7 +92,7 @@ WITH defs AS (
   INSERT INTO ${t.steps} (id, run_id, node, node_type, kind, state, depends_on, deps_remaining,
                           on_dep_failure, max_attempts, timeout_ms, backoff, scheduled_at,
                           wait_signals, wait_n, max_wait_ms, wait_deadline_at, wait_for_ms,
-                          max_parallel, concurrency_key, priority)
+                          max_parallel, concurrency_key, priority, cache_ttl_ms, cache_key)
   SELECT s.id, s.run_id, s.node, s.node_type, s.kind, s.state,
          ARRAY(SELECT jsonb_array_elements_text(s.depends_on)), s.deps_remaining,
          s.on_dep_failure, s.max_attempts, s.timeout_ms, s.backoff,
@@ -100,7 +102,8 @@ WITH defs AS (
          s.wait_n, s.max_wait_ms,
          CASE WHEN s.state IN ('waiting_signal', 'waiting_child') AND s.max_wait_ms IS NOT NULL
               THEN now() + s.max_wait_ms * interval '1 millisecond' END,
-         s.wait_for_ms, s.max_parallel, s.concurrency_key, s.priority
+         s.wait_for_ms, s.max_parallel, s.concurrency_key, s.priority, s.cache_ttl_ms,
+         s.cache_key
   FROM unnest(${p.stepIds}::uuid[], ${p.stepRunIds}::uuid[], ${p.stepNodes}::text[],
               ${p.stepNodeTypes}::text[], ${p.stepKinds}::text[], ${p.stepStates}::text[],
               ${p.stepDependsOn}::jsonb[], ${p.stepDepsRemaining}::int[],
@@ -109,15 +112,20 @@ WITH defs AS (
               ${p.stepWaitSignals}::jsonb[], ${p.stepWaitN}::int[], ${p.stepMaxWaitMs}::bigint[],
               ${p.stepWaitForMs}::bigint[], ${p.stepMaxParallel}::int[],
               ${p.stepRunAt}::timestamptz[], ${p.stepConcurrencyKeys}::text[],
-              ${p.stepPriorities}::bigint[])
+              ${p.stepPriorities}::bigint[], ${p.stepCacheTtlMs}::bigint[],
+              ${p.stepCacheKeys}::text[])
        AS s(id, run_id, node, node_type, kind, state, depends_on, deps_remaining, on_dep_failure,
             max_attempts, timeout_ms, backoff, delay_ms, wait_signals, wait_n, max_wait_ms,
-            wait_for_ms, max_parallel, run_at, concurrency_key, priority)
+            wait_for_ms, max_parallel, run_at, concurrency_key, priority, cache_ttl_ms, cache_key)
   WHERE s.run_id IN (SELECT id FROM new_runs)
-  RETURNING run_id, kind, state, scheduled_at
+  RETURNING run_id, kind, state, scheduled_at, deps_remaining, cache_ttl_ms
 ), marked AS (
+  -- A child node already waiting starts its child run, and a cached task with no dependencies
+  -- looks its key up, when the run is settled.
   INSERT INTO ${t.settlements} (run_id)
-  SELECT DISTINCT run_id FROM new_steps WHERE state = ${p.childWaitingState}::text
+  SELECT DISTINCT run_id FROM new_steps
+  WHERE state = ${p.childWaitingState}::text
+     OR (cache_ttl_ms IS NOT NULL AND deps_remaining = 0)
   ON CONFLICT (run_id) DO NOTHING
 ), notified AS (
   SELECT pg_notify('${Channels.stepsAvailable}', kind)
@@ -175,6 +183,8 @@ export function insertRunsParams(runs: readonly NewRun[]): InsertRunsParams {
     stepRunAt: steps.map(({ step }) => step.runAt ?? null),
     stepConcurrencyKeys: steps.map(({ step }) => step.concurrencyKey),
     stepPriorities: steps.map(({ step }) => step.priority),
+    stepCacheTtlMs: steps.map(({ step }) => step.cacheTtlMs ?? null),
+    stepCacheKeys: steps.map(({ step }) => step.cacheKey ?? null),
     childWaitingState: StepState.WaitingChild,
     runState: runSubmitted.to,
   };

@@ -1,4 +1,5 @@
 import {
+  cacheKeyOf,
   keyAtPath,
   DefaultMaxAttempts,
   insertedStepState,
@@ -13,11 +14,15 @@ type DefinitionNode = WorkflowDefinition['nodes'][number];
 // The state a node is inserted in depends only on its type and whether it has dependencies;
 // checking it against the table once per combination keeps bulk submits cheap.
 const insertedStates = new Map<string, string>();
-function insertedState(nodeType: DefinitionNode['type'], hasDependencies: boolean): string {
-  const key = `${nodeType}:${hasDependencies}`;
+function insertedState(
+  nodeType: DefinitionNode['type'],
+  hasDependencies: boolean,
+  cached = false,
+): string {
+  const key = `${nodeType}:${hasDependencies}:${cached}`;
   let state = insertedStates.get(key);
   if (state === undefined) {
-    state = insertedStepState({ nodeType, hasDependencies });
+    state = insertedStepState({ nodeType, hasDependencies, cached });
     insertedStates.set(key, state);
   }
   return state;
@@ -25,7 +30,7 @@ function insertedState(nodeType: DefinitionNode['type'], hasDependencies: boolea
 
 /** What a run's steps take from the submission besides their nodes. */
 interface StepFlow {
-  /** The run input, parsed once when a node names a concurrency key path (else undefined). */
+  /** The run input, parsed once when a node names a key path (else undefined). */
   readonly input: unknown;
   readonly concurrencyKey: string | null;
   readonly priority: number;
@@ -69,6 +74,7 @@ function stepOf(node: DefinitionNode, flow: StepFlow): NewStep {
       return {
         ...base,
         ...handled,
+        ...cacheOf(node, hasDependencies, flow),
         kind: node.kind,
         maxAttempts: node.maxAttempts,
         timeoutMs: node.timeoutMs ?? null,
@@ -106,6 +112,30 @@ function stepOf(node: DefinitionNode, flow: StepFlow): NewStep {
   }
 }
 
+/**
+ * A task node's cache columns at submit. A key path is read from the input now, and an input
+ * without the field leaves the step uncached (decision 221); a hashed key needs the dependencies'
+ * outputs, so it is computed when the node becomes ready. A cached step is inserted `pending`,
+ * even without dependencies: settlement looks its key up before anything can claim it.
+ */
+function cacheOf(
+  node: Extract<DefinitionNode, { type: 'task' }>,
+  hasDependencies: boolean,
+  flow: StepFlow,
+): Partial<Pick<NewStep, 'cacheTtlMs' | 'cacheKey' | 'state'>> {
+  if (node.cache === undefined) return {};
+  const cacheKey =
+    node.cache.key === undefined
+      ? null
+      : cacheKeyOf({ kind: node.kind, cache: node.cache, input: flow.input, deps: {} });
+  if (node.cache.key !== undefined && cacheKey === null) return {};
+  return {
+    cacheTtlMs: node.cache.ttlMs,
+    cacheKey,
+    state: insertedState('task', hasDependencies, true),
+  };
+}
+
 /** Builds the rows of a workflow run: one step per node, in the state submit gives it. */
 export function runOfDefinition(
   definition: WorkflowDefinition,
@@ -113,7 +143,9 @@ export function runOfDefinition(
   options: NewRunOptions = {},
 ): NewRun {
   const keyed = definition.nodes.some(
-    (n) => 'concurrencyKey' in n && n.concurrencyKey !== undefined,
+    (n) =>
+      ('concurrencyKey' in n && n.concurrencyKey !== undefined) ||
+      (n.type === 'task' && n.cache?.key !== undefined),
   );
   const flow: StepFlow = {
     input: keyed ? (JSON.parse(inputJson) as unknown) : undefined,

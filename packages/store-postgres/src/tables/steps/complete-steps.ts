@@ -34,6 +34,8 @@ export interface CompleteStepsParams
   countAttempt: boolean;
   /** The value of `timed_out` the completed steps get (a lapsed wait). */
   timedOut: boolean;
+  /** The value of `cached` the completed steps get (a result cache hit). */
+  cached: boolean;
   /** The type of each completed step's event (`step_completed`, `wait_lapsed`). */
   completeEventType: string;
   /** The run state in which dependents are promoted (a paused run promotes nothing). */
@@ -76,7 +78,8 @@ WITH input AS (
   UPDATE ${t.steps} s
   SET state = ${p.completeToState}::text, output = c.output,
       attempts = s.attempts + CASE WHEN ${p.countAttempt}::boolean THEN 1 ELSE 0 END,
-      timed_out = ${p.timedOut}::boolean, ended_at = now(), lease_expires_at = NULL,
+      timed_out = ${p.timedOut}::boolean, cached = ${p.cached}::boolean, ended_at = now(),
+      lease_expires_at = NULL,
       -- A handler's success is told by the row (cyclone_history): its event's id, no event row.
       completed_event_id = CASE WHEN ${p.countAttempt}::boolean THEN nextval(${t.eventIds})
                                 ELSE s.completed_event_id END
@@ -85,7 +88,8 @@ WITH input AS (
   WHERE s.id = ANY(${p.stepIds}::uuid[]) AND s.id = c.id
     AND s.claim_token IS NOT DISTINCT FROM c.token
     AND s.state = ANY(${p.completeFromStates}::text[])
-  RETURNING s.id, s.run_id, s.node, s.node_type, s.kind, s.started_at, s.attempts
+  RETURNING s.id, s.run_id, s.node, s.node_type, s.kind, s.started_at, s.attempts, s.output,
+            s.cache_key, s.cache_ttl_ms
 ), per_run AS (
   SELECT run_id, count(*)::int AS n, bool_or(node_type = 'item') AS has_items,
          min(started_at) AS first_started
@@ -117,28 +121,44 @@ WITH input AS (
 ), promoted AS (
   UPDATE ${t.steps} d
   SET deps_remaining = d.deps_remaining - h.n,
+      -- A task with a result cache stays pending: settlement looks its key up first.
       state = CASE WHEN d.deps_remaining = h.n AND d.node_type = 'task'
-                        AND ru.state = ${p.promotingRunState}::text
+                        AND d.cache_ttl_ms IS NULL AND ru.state = ${p.promotingRunState}::text
                    THEN ${p.promoteToState}::text ELSE d.state END,
       scheduled_at = CASE WHEN d.deps_remaining = h.n AND d.node_type = 'task'
+                               AND d.cache_ttl_ms IS NULL
                                AND ru.state = ${p.promotingRunState}::text
                           THEN now() ELSE d.scheduled_at END
   FROM dep_hits h, run_upd ru
   WHERE d.id = h.id AND ru.id = d.run_id AND d.state = ANY(${p.promoteFromStates}::text[])
-  RETURNING d.id, d.run_id, d.node, d.kind, d.state, d.node_type, d.deps_remaining
+  RETURNING d.id, d.run_id, d.node, d.kind, d.state, d.node_type, d.deps_remaining,
+            d.cache_ttl_ms
 ), ended AS (
   SELECT id, parent_run_id FROM run_upd
   WHERE state = ${p.runCompleteToState}::text AND open_steps = 0
 ), settle AS (
   SELECT id FROM run_upd WHERE has_items AND state = ANY(${p.openRunStates}::text[])
   UNION
-  SELECT run_id FROM promoted WHERE deps_remaining = 0 AND node_type <> 'task'
+  SELECT run_id FROM promoted
+  WHERE deps_remaining = 0 AND (node_type <> 'task' OR cache_ttl_ms IS NOT NULL)
   UNION
   SELECT parent_run_id FROM ended WHERE parent_run_id IS NOT NULL
 ), marked AS (
   INSERT INTO ${t.settlements} (run_id)
   SELECT id FROM settle
   ON CONFLICT (run_id) DO NOTHING
+), cache_filled AS (
+  -- A handler's output of a cached step serves its kind's key until the ttl runs out; a later
+  -- success of the same key replaces it. Outputs no handler produced (a hit, a forced move) never
+  -- fill it.
+  INSERT INTO ${t.cache} (kind, key, output, step_id, expires_at)
+  SELECT DISTINCT ON (kind, cache_key) kind, cache_key, output, id,
+         now() + cache_ttl_ms * interval '1 millisecond'
+  FROM done
+  WHERE ${p.countAttempt}::boolean AND cache_key IS NOT NULL AND cache_ttl_ms IS NOT NULL
+  ON CONFLICT (kind, key) DO UPDATE
+  SET output = excluded.output, step_id = excluded.step_id, created_at = now(),
+      expires_at = excluded.expires_at
 ), events AS (
   ${recordEvents(
     t,

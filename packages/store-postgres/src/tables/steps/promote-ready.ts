@@ -18,8 +18,9 @@ export interface PromoteReadyParams extends SingleFromChangeParams {
 /**
  * Promotes a run's pending task nodes whose dependencies are all complete: the completions of a
  * paused run leave them pending (no new work starts in a pause), and a retry reopens steps whose
- * dependencies may be met. A ready node of another type (a wait, child or fan-out node) is left to
- * settlement: the run is written to the outbox. Runs under the run's lock.
+ * dependencies may be met. A ready node of another type (a wait, child or fan-out node), and a
+ * cached task (which looks its key up first), is left to settlement: the run is written to the
+ * outbox. Runs under the run's lock.
  */
 const statement = defineStatement<PromoteReadyParams, { id: string }>(
   'promote-ready',
@@ -27,13 +28,15 @@ const statement = defineStatement<PromoteReadyParams, { id: string }>(
 WITH promoted AS (
   UPDATE ${t.steps} s SET state = ${p.toState}::text, scheduled_at = now()
   WHERE s.run_id = ${p.runId} AND s.item_index IS NULL AND s.deps_remaining = 0
-    AND s.node_type = ${p.taskType}::text AND s.state = ANY(${p.fromStates}::text[])
+    AND s.node_type = ${p.taskType}::text AND s.cache_ttl_ms IS NULL
+    AND s.state = ANY(${p.fromStates}::text[])
   RETURNING s.id, s.run_id, s.node, s.kind
 ), others AS (
   INSERT INTO ${t.settlements} (run_id)
   SELECT DISTINCT s.run_id FROM ${t.steps} s
   WHERE s.run_id = ${p.runId} AND s.item_index IS NULL AND s.deps_remaining = 0
-    AND s.node_type <> ${p.taskType}::text AND s.state = ANY(${p.fromStates}::text[])
+    AND (s.node_type <> ${p.taskType}::text OR s.cache_ttl_ms IS NOT NULL)
+    AND s.state = ANY(${p.fromStates}::text[])
   ON CONFLICT (run_id) DO NOTHING
 ), events AS (
   ${recordEvents(t, {

@@ -1,0 +1,53 @@
+import { EventType } from '@cyclone/core';
+import { Channels } from '../../db/channels.js';
+import type { Executor } from '../../db/executor.js';
+import { defineStatement } from '../../db/statement.js';
+import { recordEvents, sqlConstant } from '../events/record-events.js';
+import type { SingleFromChangeParams } from '../transitions/change-params.js';
+
+/** Ready cached tasks whose key missed, each with the key its handler's output will be kept under. */
+export interface PromoteCacheMissesParams extends SingleFromChangeParams {
+  stepIds: string[];
+  /** Each step's cache key (null: the input lacked the key's field, nothing will be kept). */
+  cacheKeys: (string | null)[];
+}
+
+/**
+ * Promotes ready cached tasks whose key the cache did not hold, `pending -> available` by
+ * `promote` like any ready task, and keeps the key on the step: its handler's success fills the
+ * cache under it. Runs under the run's lock.
+ */
+const statement = defineStatement<PromoteCacheMissesParams, { id: string }>(
+  'promote-cache-misses',
+  (t, p) => `
+WITH misses AS (
+  SELECT * FROM unnest(${p.stepIds}::uuid[], ${p.cacheKeys}::text[]) AS m(id, cache_key)
+), promoted AS (
+  UPDATE ${t.steps} s
+  SET state = ${p.toState}::text, scheduled_at = now(), cache_key = m.cache_key
+  FROM misses m
+  WHERE s.id = m.id AND s.state = ANY(${p.fromStates}::text[])
+  RETURNING s.id, s.run_id, s.node, s.kind
+), events AS (
+  ${recordEvents(t, {
+    source: 'promoted',
+    type: sqlConstant(EventType.StepReady),
+    from: `${p.eventFrom}::text`,
+    to: `${p.toState}::text`,
+    trigger: `${p.trigger}::text`,
+  })}
+), notified AS (
+  SELECT pg_notify('${Channels.stepsAvailable}', kind)
+  FROM (SELECT DISTINCT kind FROM promoted WHERE kind IS NOT NULL) k
+)
+SELECT id, (SELECT count(*) FROM notified) AS notified FROM promoted
+`,
+);
+
+/** Promotes ready cached tasks that missed (see the statement). */
+export function promoteCacheMisses(
+  db: Executor,
+  p: PromoteCacheMissesParams,
+): Promise<{ id: string }[]> {
+  return db.rows(statement, p);
+}
