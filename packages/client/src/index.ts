@@ -48,4 +48,4 @@ export type {
   RateLimit,
   RateLimitOptions,
 } from './limit-controls.js';
-export { MaxRatePeriodMs } from './limit-controls.js';
+export { MaxConcurrencyLimit, MaxRateLimit, MaxRatePeriodMs } from './limit-controls.js';

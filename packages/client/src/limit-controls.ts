@@ -49,6 +49,12 @@ export interface RateLimit {
 /** Longest rate-limit period: 30 days. */
 export const MaxRatePeriodMs = 30 * 24 * 3_600_000;
 
+/** Largest concurrency cap (`max`). */
+export const MaxConcurrencyLimit = 1_000_000;
+
+/** Largest rate limit (`limit`). */
+export const MaxRateLimit = 1_000_000_000;
+
 const positive = (what: string, max: number) =>
   z.custom<number>((v) => Number.isSafeInteger(v) && (v as number) >= 1 && (v as number) <= max, {
     message: `expected ${what}: a whole number from 1 to ${max}`,
@@ -61,10 +67,10 @@ const period = z.custom<Duration>(
 );
 const perKey = z.boolean({ message: 'expected true or false' }).optional();
 const concurrencySchema = z
-  .object({ kind: z.unknown(), max: positive('a maximum', 1_000_000), perKey })
+  .object({ kind: z.unknown(), max: positive('a maximum', MaxConcurrencyLimit), perKey })
   .strict();
 const rateSchema = z
-  .object({ kind: z.unknown(), limit: positive('a limit', 1_000_000_000), period, perKey })
+  .object({ kind: z.unknown(), limit: positive('a limit', MaxRateLimit), period, perKey })
   .strict();
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, subject: string): T {

@@ -118,11 +118,12 @@ export class NotPausedError extends CycloneError {
   }
 }
 
-/** An unknown run, step or schedule id. */
+/** An unknown run, step or schedule id, or a kind without the flow limit named. */
 export class NotFoundError extends CycloneError {
   readonly code = 'NOT_FOUND';
   constructor(
-    readonly entity: 'run' | 'step' | 'schedule' | 'node' | 'workflow',
+    readonly entity:
+      'run' | 'step' | 'schedule' | 'node' | 'workflow' | 'concurrency limit' | 'rate limit',
     readonly id: string,
     options?: CycloneErrorOptions,
   ) {

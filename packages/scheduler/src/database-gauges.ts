@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import type { MetricsReads, MetricsSnapshot } from '@cyclone/store-postgres';
+import type { FlowLimitMetrics, MetricsReads, MetricsSnapshot } from '@cyclone/store-postgres';
 import type { PromClient } from './load-prom-client.js';
 
 /** Most kinds a process keeps reporting once found, so a stream of new kinds cannot grow it. */
@@ -11,6 +11,21 @@ interface GaugeDefinition {
   readonly help: string;
   readonly labelNames: readonly string[];
   readonly samples: (snapshot: MetricsSnapshot) => [Record<string, string>, number][];
+}
+
+/** One sample per limit of each limited kind, labelled `concurrency` or `rate`. */
+function limitSamples(
+  snapshot: MetricsSnapshot,
+  value: (limit: FlowLimitMetrics) => number,
+): [Record<string, string>, number][] {
+  return snapshot.limits.flatMap(({ kind, concurrency, rate }) => [
+    ...(concurrency === null
+      ? []
+      : [[{ kind, limit: 'concurrency' }, value(concurrency)] as [Record<string, string>, number]]),
+    ...(rate === null
+      ? []
+      : [[{ kind, limit: 'rate' }, value(rate)] as [Record<string, string>, number]]),
+  ]);
 }
 
 /**
@@ -48,6 +63,18 @@ export const DatabaseGaugeDefinitions = {
     labelNames: ['state'],
     samples: (s) => s.runs.map((r) => [{ state: r.state }, r.runs]),
   },
+  limitWaiting: {
+    name: 'cyclone_limit_waiting_steps',
+    help: 'Ready steps a flow limit holds back now (label AwaitingResource), by handler kind and limit (concurrency or rate), per key under a per-key limit; counted over at most 100000 ready steps',
+    labelNames: ['kind', 'limit'],
+    samples: (s) => limitSamples(s, (l) => l.waiting),
+  },
+  limitSaturation: {
+    name: 'cyclone_limit_saturation_ratio',
+    help: "How full a flow limit is, by handler kind and limit: running steps over the cap's max (concurrency), or starts within the period over the limit (rate); of the fullest key under a per-key limit. 1 is full",
+    labelNames: ['kind', 'limit'],
+    samples: (s) => limitSamples(s, (l) => l.saturation),
+  },
 } as const satisfies Record<string, GaugeDefinition>;
 
 /** What {@link DatabaseGauges} reads and where it registers. */
@@ -66,6 +93,12 @@ export interface DatabaseGaugesOptions {
   /** Also report `cyclone_runs{state}`, a count over the whole runs table (the server). */
   readonly runs: boolean;
   /**
+   * Also report `cyclone_limit_waiting_steps` and `cyclone_limit_saturation_ratio` of every
+   * limited kind (the server).
+   * @defaultValue false
+   */
+  readonly limits?: boolean;
+  /**
    * Given a failed read, after which the gauges are left out of that scrape and the rest of the
    * registry is still served (the worker's counters). Without it the scrape fails with the error.
    */
@@ -74,7 +107,7 @@ export interface DatabaseGaugesOptions {
 
 /**
  * Cyclone's gauges read from the database at scrape time (`store.collectMetrics`): each kind's
- * queue, the DLQ by reason and, for the server, runs by state. prom-client collects the gauges of
+ * queue, the DLQ by reason and, for the server, runs by state and the flow limits. prom-client collects the gauges of
  * one scrape concurrently; they share one read (one statement) while it is in flight. Each gauge
  * is reset and refilled in one synchronous step after the read, so a scrape never mixes two reads.
  */
@@ -89,6 +122,10 @@ export class DatabaseGauges {
     const all: GaugeDefinition[] = Object.values(DatabaseGaugeDefinitions);
     for (const definition of all) {
       if (definition === DatabaseGaugeDefinitions.runs && !options.runs) continue;
+      const limitGauge =
+        definition === DatabaseGaugeDefinitions.limitWaiting ||
+        definition === DatabaseGaugeDefinitions.limitSaturation;
+      if (limitGauge && !options.limits) continue;
       new Gauge({
         name: definition.name,
         help: definition.help,
@@ -106,9 +143,9 @@ export class DatabaseGauges {
 
   /** One read for the gauges of a scrape. */
   private read(): Promise<MetricsSnapshot | undefined> {
-    const { store, discoverKinds, runs, onReadError } = this.options;
+    const { store, discoverKinds, runs, limits, onReadError } = this.options;
     return (this.reading ??= store
-      .collectMetrics({ kinds: [...this.kinds], discoverKinds, runs })
+      .collectMetrics({ kinds: [...this.kinds], discoverKinds, runs, limits: limits ?? false })
       .then(
         (snapshot) => {
           for (const { kind } of snapshot.queues) {

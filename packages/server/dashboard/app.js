@@ -184,6 +184,7 @@ async function renderNow() {
     if (parts[0] === 'runs' && parts[1]) content = await runPage(parts[1]);
     else if (parts[0] === 'dlq') content = await dlqPage(params);
     else if (parts[0] === 'schedules') content = await schedulesPage();
+    else if (parts[0] === 'limits') content = await limitsPage();
     else content = await runsPage(params);
     // Keep what the user is typing: a live refresh must not wipe a half-filled filter.
     const editing =
@@ -592,6 +593,15 @@ function nodeDetail(node, explanation, steps) {
   );
 }
 
+/**
+ * A step's derived label beside its state (`AwaitingResource` for a ready step a flow limit holds
+ * back, `AwaitingRetry`, ...): the explanation's, else the step's own flag.
+ */
+function labelOf(step, explanation) {
+  const label = explanation?.label ?? (step.awaitingResource ? 'AwaitingResource' : undefined);
+  return label && [' ', h('span', { class: 'label', 'data-label': label }, label)];
+}
+
 function stepsTable(path, nodes, explanations) {
   return h(
     'table',
@@ -617,7 +627,7 @@ function stepsTable(path, nodes, explanations) {
           h('td', {}, n.node),
           h('td', {}, n.nodeType),
           h('td', { class: 'mono' }, n.kind ?? ''),
-          h('td', {}, badge(n.state)),
+          h('td', {}, badge(n.state), labelOf(n, explanations.get(n.node))),
           h('td', {}, `${n.attempts}/${n.maxAttempts}`),
           h('td', { class: 'error' }, n.error ? `${n.errorKind ?? ''}: ${n.error}` : ''),
           h('td', { class: 'muted' }, explanationText(explanations.get(n.node))),
@@ -891,6 +901,81 @@ async function schedulesPage() {
     { id: 'schedules-page' },
     h('h1', {}, 'Schedules'),
     cards.length === 0 ? h('p', { class: 'muted' }, 'No schedules.') : cards,
+  );
+}
+
+// ---------------------------------------------------------------- limits
+
+/** A rate limit's period as listed: a duration as given, milliseconds with their unit. */
+const periodText = (period) => (typeof period === 'number' ? `${period}ms` : period);
+
+/**
+ * The flow limits: every concurrency cap with the kind's running steps and the ready steps it
+ * holds back now (labelled AwaitingResource), and every rate limit, by kind.
+ */
+async function limitsPage() {
+  const { concurrency, rate } = await api('/api/limits');
+  const rows = [
+    ...concurrency.map((l) => ({
+      type: 'concurrency',
+      kind: l.kind,
+      allows: `${l.max} at once`,
+      perKey: l.perKey,
+      running: String(l.running),
+      waiting: String(l.waiting),
+    })),
+    ...rate.map((l) => ({
+      type: 'rate',
+      kind: l.kind,
+      allows: `${l.limit} per ${periodText(l.period)}`,
+      perKey: l.perKey,
+      running: '',
+      waiting: '',
+    })),
+  ].sort((a, b) => (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : a.type < b.type ? -1 : 1));
+  return h(
+    'section',
+    { id: 'limits-page' },
+    h('h1', {}, 'Limits'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Concurrency caps and rate limits are stored in the database and obeyed by every worker. ' +
+        'Waiting: ready steps a cap holds back now (per key under a per-key cap), labelled AwaitingResource.',
+    ),
+    rows.length === 0
+      ? h('p', { class: 'muted' }, 'No limits set.')
+      : h(
+          'table',
+          { id: 'limits-table' },
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              ['Kind', 'Limit', 'Allows', 'Per key', 'Running', 'Waiting'].map((t) =>
+                h('th', {}, t),
+              ),
+            ),
+          ),
+          h(
+            'tbody',
+            {},
+            rows.map((r) =>
+              h(
+                'tr',
+                { 'data-limit': `${r.type}:${r.kind}` },
+                h('td', { class: 'mono' }, r.kind),
+                h('td', {}, r.type),
+                h('td', { 'data-field': 'allows' }, r.allows),
+                h('td', { 'data-field': 'per-key' }, r.perKey ? 'yes' : 'no'),
+                h('td', { 'data-field': 'running' }, r.running),
+                h('td', { 'data-field': 'waiting' }, r.waiting),
+              ),
+            ),
+          ),
+        ),
   );
 }
 

@@ -12,6 +12,7 @@ import { dashboardRoutes } from './routes/dashboard.js';
 import { dlqRoutes } from './routes/dlq.js';
 import { eventStreamRoutes } from './routes/event-stream.js';
 import { healthRoutes } from './routes/health.js';
+import { limitRoutes } from './routes/limits.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { runActionRoutes } from './routes/run-actions.js';
@@ -66,6 +67,7 @@ export function buildApp(ctx: ServerContext): { app: Hono<AppEnv>; api: Api } {
   runActionRoutes(api, ctx);
   dlqRoutes(api, ctx);
   scheduleRoutes(api, ctx);
+  limitRoutes(api, ctx);
   eventStreamRoutes(api, ctx);
   metricsRoutes(api, ctx);
   dashboardRoutes(api);

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import type { ConcurrencyLimit, RateLimit } from '@cyclone/client';
 import type { NodeExplanation, RunStatus, StepEvent, StepStatus } from '@cyclone/core';
 import type {
   BackfillResult,
@@ -19,8 +20,10 @@ import type {
 import type { Frozen } from '../src/http/api.js';
 import type {
   backfillResult,
+  concurrencyLimit,
   exhaustedPage,
   nodeExplanation,
+  rateLimit,
   redriveResult,
   runPage,
   runStatus,
@@ -55,6 +58,8 @@ const exact: {
   fire: Describes<typeof scheduleFire, ScheduleFire>;
   backfill: Describes<typeof backfillResult, BackfillResult>;
   session: Describes<typeof sessionBody, SessionBody>;
+  concurrencyLimit: Describes<typeof concurrencyLimit, ConcurrencyLimit>;
+  rateLimit: Describes<typeof rateLimit, RateLimit>;
 } = {
   run: true,
   step: true,
@@ -69,6 +74,8 @@ const exact: {
   fire: true,
   backfill: true,
   session: true,
+  concurrencyLimit: true,
+  rateLimit: true,
 };
 
 describe('the response schemas', () => {

@@ -58,6 +58,12 @@ async function confirm(): Promise<void> {
   await press('dialog#confirm[open] #confirm-yes');
 }
 
+/** The state of a standalone job's one step. */
+const stateOfStep = async (runId: string) =>
+  (
+    await env.query<{ state: string }>('SELECT state FROM cyclone_steps WHERE run_id = $1', [runId])
+  )[0]?.state;
+
 const stateOf = async (runId: string) =>
   (await env.query<{ state: string }>('SELECT state FROM cyclone_runs WHERE id = $1', [runId]))[0]
     ?.state;
@@ -284,5 +290,67 @@ describe('the dashboard', () => {
       await guarded.close();
       await secured.close();
     }
+  });
+  it('lists the flow limits as the database holds them, and labels a held step AwaitingResource', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    await env.client.setConcurrencyLimit({ kind: 'shop.slow', max: 1 });
+    await env.client.setRateLimit({ kind: 'shop.slow', limit: 50, period: '1m', perKey: true });
+    await env.startWorker({
+      handlers: { 'shop.slow': () => gate },
+      concurrency: 2,
+    });
+    try {
+      const first = (await env.client.enqueue('shop.slow', {})).runId;
+      const held = (await env.client.enqueue('shop.slow', {})).runId;
+      await eventually(
+        async () => (await env.client.listConcurrencyLimits())[0]?.running === 1,
+        'one slow step to run',
+      );
+      const [row] = await env.query<{ running: number; ready: number }>(
+        `SELECT count(*) FILTER (WHERE state = 'running')::int AS running,
+                count(*) FILTER (WHERE state = 'available')::int AS ready
+         FROM cyclone_steps WHERE kind = 'shop.slow'`,
+      );
+      expect(row).toEqual({ running: 1, ready: 1 });
+
+      await page.goto(`${base}/#/runs`);
+      await page.waitForSelector('#runs-table');
+      await press('a[data-nav="limits"]');
+      await page.waitForSelector('#limits-table [data-limit="concurrency:shop.slow"]');
+      const cells = (selector: string) =>
+        page.$$eval(`${selector} td`, (tds) => tds.map((td) => td.textContent ?? ''));
+      expect(await cells('[data-limit="concurrency:shop.slow"]')).toEqual([
+        'shop.slow',
+        'concurrency',
+        '1 at once',
+        'no',
+        '1',
+        '1',
+      ]);
+      expect(await cells('[data-limit="rate:shop.slow"]')).toEqual([
+        'shop.slow',
+        'rate',
+        '50 per 1m',
+        'yes',
+        '',
+        '',
+      ]);
+      await shoot('limits');
+
+      // Whichever step the worker took, the other one is held back by the cap.
+      const running = (await stateOfStep(first)) === 'running' ? first : held;
+      const waiting = running === first ? held : first;
+      await page.goto(`${base}/#/runs/${waiting}`);
+      await page.waitForSelector('#steps-table [data-label="AwaitingResource"]');
+      const why = await page.$eval('#steps-table tbody tr', (tr) => tr.textContent ?? '');
+      expect(why).toContain('available');
+      expect(why).toContain('The concurrency cap of kind shop.slow (1) is full');
+      await shoot('awaiting-resource');
+    } finally {
+      release();
+    }
+    await env.client.removeConcurrencyLimit('shop.slow');
+    await env.client.removeRateLimit('shop.slow');
   });
 });

@@ -93,6 +93,10 @@ describe('the metrics vocabulary', () => {
     await env.client.enqueueMany('vocab.held', [1, 2, 3]);
     await env.client.enqueue('vocab.held', {}, { scheduledAt: '1h' });
     await running;
+    // Set once the one step of the worker runs: it counts against the cap, the two other ready
+    // steps wait on it; no start was recorded before the rate limit, so its window is empty.
+    await env.client.setConcurrencyLimit({ kind: 'vocab.held', max: 1 });
+    await env.client.setRateLimit({ kind: 'vocab.held', limit: 4, period: '1h' });
     try {
       worker = parse(await process.metrics());
       server = parse((await env.call('GET', '/metrics')).text);
@@ -134,6 +138,21 @@ describe('the metrics vocabulary', () => {
         value(families, 'cyclone_queue_oldest_ready_age_seconds', 'vocab.held'),
       ).toBeGreaterThan(0);
     }
+  });
+
+  it('prints what each flow limit holds back and how full it is', () => {
+    const sample = (name: string, limit: string) =>
+      Number(
+        server
+          .get(name)
+          ?.metrics.find((m) => m.labels?.['kind'] === 'vocab.held' && m.labels['limit'] === limit)
+          ?.value,
+      );
+    expect(sample('cyclone_limit_waiting_steps', 'concurrency')).toBe(2);
+    expect(sample('cyclone_limit_saturation_ratio', 'concurrency')).toBe(1);
+    expect(sample('cyclone_limit_waiting_steps', 'rate')).toBe(0);
+    expect(sample('cyclone_limit_saturation_ratio', 'rate')).toBe(0);
+    expect(worker.has('cyclone_limit_waiting_steps')).toBe(false);
   });
 
   it('lists every family in the README of the package that prints it, with its labels', () => {

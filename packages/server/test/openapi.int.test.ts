@@ -177,6 +177,20 @@ describe('the answers', () => {
       },
     );
 
+    const kind = { kind: 'described.limited' };
+    await call('PUT', '/api/limits/concurrency/{kind}', kind, { body: { max: 2, perKey: true } });
+    await call('PUT', '/api/limits/concurrency/{kind}', kind, { body: { max: 0 } });
+    await call('GET', '/api/limits/concurrency/{kind}', kind);
+    await call('PUT', '/api/limits/rate/{kind}', kind, { body: { limit: 10, period: '1m' } });
+    await call('PUT', '/api/limits/rate/{kind}', kind, { body: { limit: 10, period: 'soon' } });
+    await call('GET', '/api/limits/rate/{kind}', kind);
+    await call('GET', '/api/limits');
+    await call('DELETE', '/api/limits/concurrency/{kind}', kind);
+    await call('DELETE', '/api/limits/concurrency/{kind}', kind);
+    await call('GET', '/api/limits/concurrency/{kind}', kind);
+    await call('DELETE', '/api/limits/rate/{kind}', kind);
+    await call('GET', '/api/limits/rate/{kind}', { kind: 'bad kind' });
+
     await call('GET', '/metrics');
     await call('GET', '/');
     await call('GET', '/assets/{name}', { name: 'app.js' });

@@ -3,6 +3,7 @@ import { devCommand } from './dev.js';
 import { dlqListCommand, dlqRedriveCommand } from './dlq.js';
 import { eventsCommand } from './events.js';
 import { explainCommand } from './explain.js';
+import { limitsListCommand, limitsRemoveCommand, limitsSetCommand } from './limits.js';
 import { migrateCommand } from './migrate.js';
 import { cancelCommand, pauseCommand, resumeCommand, retryCommand } from './run-controls.js';
 import { runsListCommand } from './runs-list.js';
@@ -128,6 +129,59 @@ const dlq: CommandGroup = {
         'cyclone dlq redrive --workflow order --before 2026-01-01T00:00:00Z',
       ],
       run: dlqRedriveCommand,
+    },
+  ],
+};
+
+const which: readonly [string, string] = ['<which>', 'concurrency or rate'];
+const kind: readonly [string, string] = ['<kind>', 'handler kind'];
+
+const limits: CommandGroup = {
+  name: 'limits',
+  description: 'list, set or remove the concurrency caps and rate limits of handler kinds',
+  commands: [
+    {
+      name: 'list',
+      description:
+        'list every concurrency cap (with the steps running and waiting on it) and rate limit',
+      json: 'print { concurrency, rate } as JSON',
+      examples: ['cyclone limits list', 'cyclone limits list --json'],
+      run: limitsListCommand,
+    },
+    {
+      name: 'set',
+      description:
+        "create or replace a kind's concurrency cap or rate limit (its other limit stays); every worker obeys it at its next claim",
+      arguments: [which, kind],
+      options: [
+        { flags: '--max <n>', description: 'concurrency: most steps of the kind running at once' },
+        { flags: '--limit <n>', description: 'rate: most steps of the kind started per period' },
+        {
+          flags: '--period <duration>',
+          description: 'rate: the sliding window, milliseconds or a duration (500ms, 2s, 1m, 1h)',
+        },
+        {
+          flags: '--per-key',
+          description: 'count per concurrency key (steps without a key form one group)',
+        },
+      ],
+      json: 'print the limit as set',
+      examples: [
+        'cyclone limits set concurrency payments.charge --max 5',
+        'cyclone limits set concurrency emails.send --max 1 --per-key',
+        'cyclone limits set rate crm.call --limit 100 --period 1m',
+      ],
+      run: limitsSetCommand,
+    },
+    {
+      name: 'remove',
+      description: "remove a kind's concurrency cap or rate limit: exit 3 when it has none",
+      arguments: [which, kind],
+      examples: [
+        'cyclone limits remove concurrency payments.charge',
+        'cyclone limits remove rate crm.call',
+      ],
+      run: limitsRemoveCommand,
     },
   ],
 };
@@ -275,6 +329,7 @@ export const commandCatalogue: readonly (CommandSpec | CommandGroup)[] = [
   },
   dlq,
   schedules,
+  limits,
   {
     name: 'worker',
     description: 'run a worker process on the handlers a module exports',

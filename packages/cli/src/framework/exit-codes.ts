@@ -5,7 +5,7 @@ export const ExitCode = {
   Refused: 1,
   /** The command was called wrongly: unknown command or flag, missing or extra argument. */
   Usage: 2,
-  /** The run, step or schedule named does not exist. */
+  /** The run, step, schedule or limit named does not exist. */
   NotFound: 3,
   /** The database could not be reached. */
   DatabaseUnreachable: 4,

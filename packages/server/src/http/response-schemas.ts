@@ -265,3 +265,45 @@ export const sessionBody = z
 
 /** `GET /healthz`. */
 export const health = z.object({ ok: z.literal(true) }).meta({ id: 'Health' });
+
+/** A rate limit's period as it was given: milliseconds, or a duration such as `'2s'`. */
+const period = z
+  .union([z.number(), z.templateLiteral([z.number(), z.enum(['ms', 's', 'm', 'h', 'd'])])])
+  .meta({ description: "The period as it was given: milliseconds, or a duration such as '2s'" });
+
+/** `ConcurrencyLimit`: a kind's cap with what it holds now. */
+export const concurrencyLimit = z
+  .object({
+    kind: z.string(),
+    max: z.number().int(),
+    perKey: z.boolean(),
+    running: z.number().int().meta({ description: 'Steps of the kind running now' }),
+    waiting: z.number().int().meta({
+      description:
+        'Ready steps of the kind the cap holds back now (per key under `perKey`), labelled AwaitingResource; a backlog beyond 100,000 ready steps reads as that many',
+    }),
+  })
+  .meta({ id: 'ConcurrencyLimit' });
+
+/** `RateLimit`. */
+export const rateLimit = z
+  .object({ kind: z.string(), limit: z.number().int(), period, perKey: z.boolean() })
+  .meta({ id: 'RateLimit' });
+
+/** `GET /api/limits`. */
+export const limitList = z
+  .object({ concurrency: z.array(concurrencyLimit), rate: z.array(rateLimit) })
+  .meta({ id: 'LimitList' });
+
+/** `GET|PUT /api/limits/concurrency/{kind}`. */
+export const concurrencyLimitAnswer = z
+  .object({ limit: concurrencyLimit })
+  .meta({ id: 'ConcurrencyLimitAnswer' });
+
+/** `GET|PUT /api/limits/rate/{kind}`. */
+export const rateLimitAnswer = z.object({ limit: rateLimit }).meta({ id: 'RateLimitAnswer' });
+
+/** `DELETE /api/limits/concurrency|rate/{kind}`. */
+export const limitRemoved = z
+  .object({ kind: z.string(), removed: z.enum(['concurrency', 'rate']) })
+  .meta({ id: 'LimitRemoved' });

@@ -1,4 +1,9 @@
-import { ExhaustedReasons, MaxExhaustedLimit } from '@cyclone/client';
+import {
+  ExhaustedReasons,
+  MaxConcurrencyLimit,
+  MaxExhaustedLimit,
+  MaxRateLimit,
+} from '@cyclone/client';
 import { RunState } from '@cyclone/core';
 import { z } from 'zod';
 
@@ -141,3 +146,50 @@ export const backfillBody = z.strictObject({ from: isoTime, to: isoTime });
 
 /** `POST /api/runs/:id/signals/:name`: the payload, any JSON; an empty body sends none. */
 export const signalPayload = z.unknown().meta({ description: 'The payload: any JSON' });
+
+/** `/api/limits/concurrency/{kind}` and `/api/limits/rate/{kind}`. */
+export const limitParams = z.strictObject({
+  kind: z.string().meta({ description: 'A handler kind, e.g. `payments.charge`' }),
+});
+
+/** A whole number from 1 to `max` in a JSON body. */
+function bodyInteger(max: number, description: string) {
+  const message = `expected a whole number from 1 to ${max}`;
+  return z
+    .number({ message })
+    .int({ message })
+    .min(1, { message })
+    .max(max, { message })
+    .meta({ description });
+}
+
+const perKeyField = z.boolean({ message: 'expected true or false' }).optional().meta({
+  description:
+    "Count per concurrency key (the steps' `concurrencyKey`); steps without a key form one group. Default false",
+});
+
+/** `PUT /api/limits/concurrency/{kind}`. */
+export const concurrencyLimitBody = z.strictObject({
+  max: bodyInteger(
+    MaxConcurrencyLimit,
+    'Most steps of the kind running at once (per concurrency key with `perKey`)',
+  ),
+  perKey: perKeyField,
+});
+
+/** `PUT /api/limits/rate/{kind}`. */
+export const rateLimitBody = z.strictObject({
+  limit: bodyInteger(
+    MaxRateLimit,
+    'Most starts of steps of the kind within any `period` (per concurrency key with `perKey`)',
+  ),
+  period: z
+    .union([z.number(), z.string()], {
+      message: "expected a period: milliseconds or a duration such as '500ms', '2s', '1m', '1h'",
+    })
+    .meta({
+      description:
+        "The sliding window: milliseconds, or a duration such as '500ms', '2s', '1m', '1h', '1d'; from 1 ms to 30 days",
+    }),
+  perKey: perKeyField,
+});

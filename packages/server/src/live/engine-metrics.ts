@@ -6,7 +6,8 @@ import * as prom from 'prom-client';
  * The engine's gauges in Prometheus form, read from the database at each scrape: nothing is
  * counted in this process, so every replica of the server reports the same numbers and a restart
  * loses nothing. They are the worker's database gauges ({@link DatabaseGauges}), for every kind
- * with available steps (a kind once seen stays, at zero when its queue empties), and runs by state.
+ * with available steps (a kind once seen stays, at zero when its queue empties), runs by state, and
+ * what each flow limit holds back and how full it is.
  */
 export class EngineMetrics {
   /** The registry `/metrics` prints: the one given, or the server's own. */
@@ -21,6 +22,7 @@ export class EngineMetrics {
       kinds: [],
       discoverKinds: true,
       runs: true,
+      limits: true,
       // No onReadError: a scrape the database cannot serve fails (503), so Prometheus marks it down.
     });
   }

@@ -29,6 +29,12 @@ export interface MetricsQuery {
    * @defaultValue false
    */
   readonly runs?: boolean;
+  /**
+   * Also report each limited kind's concurrency cap and rate limit (up to `kindLimit` kinds):
+   * the ready steps each holds back and how full it is.
+   * @defaultValue false
+   */
+  readonly limits?: boolean;
 }
 
 /** The queue of one handler kind: its steps in `available`. */
@@ -58,6 +64,30 @@ export interface RunStateMetrics {
   readonly runs: number;
 }
 
+/** One flow limit of a kind (a concurrency cap or a rate limit), as it stands now. */
+export interface FlowLimitMetrics {
+  /**
+   * Ready steps of the kind that the limit holds back now: per group (the concurrency key under
+   * `perKey`, keyless steps as one group; else the kind), those beyond the places the group's
+   * running steps (a cap) or starts in the window (a rate limit) leave. Counted over at most
+   * `countLimit` ready steps.
+   */
+  readonly waiting: number;
+  /**
+   * How full the limit is: running steps over `max` (a cap), or starts within the period over
+   * `limit` (a rate limit), of the kind, or of its fullest key under `perKey`. 1 is full; above 1
+   * after a limit was lowered below what runs.
+   */
+  readonly saturation: number;
+}
+
+/** A limited kind's limits, each null when the kind has none of that sort. */
+export interface KindLimitMetrics {
+  readonly kind: string;
+  readonly concurrency: FlowLimitMetrics | null;
+  readonly rate: FlowLimitMetrics | null;
+}
+
 /** What the database-side gauges of `/metrics` read, in one round trip. */
 export interface MetricsSnapshot {
   /** One entry per kind reported, by kind name. */
@@ -66,6 +96,8 @@ export interface MetricsSnapshot {
   readonly exhausted: readonly ExhaustedReasonMetrics[];
   /** One entry per run state (zero included) when `runs` was asked for; else empty. */
   readonly runs: readonly RunStateMetrics[];
+  /** One entry per limited kind, by kind name, when `limits` was asked for; else empty. */
+  readonly limits: readonly KindLimitMetrics[];
 }
 
 /** The reads behind Cyclone's database gauges (worker and server `/metrics` alike). */
@@ -73,7 +105,8 @@ export interface MetricsReads {
   /**
    * Reads each kind's queue (available, ready, oldest ready age), the DLQ's size per reason and,
    * when asked, runs by state, in one statement served by the partial indexes on available and
-   * discarded steps. Meant to run at scrape time; every step count is bounded by `countLimit` and
+   * discarded steps; and when asked each limited kind's limits, in a second one served by the
+   * indexes of ready and running steps and of rate-limit starts. Meant to run at scrape time; every step count is bounded by `countLimit` and
    * the kinds by `kinds` and `kindLimit`, so a scrape stays cheap under a backlog.
    */
   collectMetrics(query?: MetricsQuery): Promise<MetricsSnapshot>;

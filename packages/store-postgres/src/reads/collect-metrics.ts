@@ -1,7 +1,8 @@
 import { ErrorKind, RunState } from '@cyclone/core';
-import type { MetricsQuery, MetricsSnapshot } from '../contract/metrics-reads.js';
+import type { KindLimitMetrics, MetricsQuery, MetricsSnapshot } from '../contract/metrics-reads.js';
 import type { ExhaustedReason } from '../contract/operator-store.js';
 import type { Executor } from '../db/executor.js';
+import { readLimitMetrics, type LimitMetricsRow } from './read-limit-metrics.js';
 import { readMetrics } from './read-metrics.js';
 
 /** Defaults of {@link MetricsQuery}. */
@@ -17,19 +18,45 @@ const Reasons: readonly ExhaustedReason[] = [
 
 const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Reads the database-side gauges: each kind's queue, the DLQ per reason, runs per state. */
+/** A limited kind's row as its limits' metrics. */
+function toLimitMetrics(row: LimitMetricsRow): KindLimitMetrics {
+  return {
+    kind: row.kind,
+    concurrency:
+      row.concurrency_max === null
+        ? null
+        : {
+            waiting: row.concurrency_waiting,
+            saturation: row.concurrency_busiest / row.concurrency_max,
+          },
+    rate:
+      row.rate_limit === null
+        ? null
+        : { waiting: row.rate_waiting, saturation: row.rate_busiest / row.rate_limit },
+  };
+}
+
+/**
+ * Reads the database-side gauges: each kind's queue, the DLQ per reason, runs per state and, when
+ * asked, each limited kind's limits (a second statement, run beside the first).
+ */
 export async function collectMetrics(
   db: Executor,
   query: MetricsQuery = {},
 ): Promise<MetricsSnapshot> {
-  const rows = await readMetrics(db, {
-    kinds: query.kinds ?? [],
-    discoverKinds: query.discoverKinds ?? query.kinds === undefined,
-    kindLimit: query.kindLimit ?? MetricsDefaults.kindLimit,
-    countLimit: query.countLimit ?? MetricsDefaults.countLimit,
-    reasons: Reasons,
-    runs: query.runs ?? false,
-  });
+  const kindLimit = query.kindLimit ?? MetricsDefaults.kindLimit;
+  const countLimit = query.countLimit ?? MetricsDefaults.countLimit;
+  const [rows, limitRows] = await Promise.all([
+    readMetrics(db, {
+      kinds: query.kinds ?? [],
+      discoverKinds: query.discoverKinds ?? query.kinds === undefined,
+      kindLimit,
+      countLimit,
+      reasons: Reasons,
+      runs: query.runs ?? false,
+    }),
+    query.limits ? readLimitMetrics(db, { kindLimit, countLimit }) : [],
+  ]);
   const queues = rows
     .filter((r) => r.series === 'queue')
     .map((r) => ({
@@ -47,5 +74,5 @@ export async function collectMetrics(
   const runs = query.runs
     ? Object.values(RunState).map((state) => ({ state, runs: counted.get(state) ?? 0 }))
     : [];
-  return { queues, exhausted, runs };
+  return { queues, exhausted, runs, limits: limitRows.map(toLimitMetrics) };
 }

@@ -26,7 +26,9 @@ export interface LimitRow {
  * Every limited kind, by kind, with its steps running now and the claimable steps its concurrency
  * cap holds back: under a per-key cap, per key, the claimable steps beyond the places the key's
  * running steps leave; under a kind's cap, those beyond the places left to the kind. Counted by
- * the indexes of running and claimable steps, at most `countLimit` claimable steps a kind.
+ * the indexes of running and claimable steps, at most `countLimit` claimable steps a kind. The
+ * claimable steps are read in the claim index's order (the first to be claimed), which is what
+ * makes the planner walk that index rather than scan the table for each kind.
  */
 const statement = defineStatement<ListLimitsParams, LimitRow>(
   'list-limits',
@@ -41,6 +43,7 @@ SELECT l.kind, l.concurrency_max, l.concurrency_per_key, l.rate_limit, l.rate_pe
                       count(*)::int AS n
                FROM (SELECT s.concurrency_key FROM ${t.steps} s
                      WHERE s.state = 'available' AND s.kind = l.kind AND s.scheduled_at <= now()
+                     ORDER BY s.priority DESC NULLS LAST, s.scheduled_at
                      LIMIT ${p.countLimit}) a
                GROUP BY 1) d
          LEFT JOIN (SELECT CASE WHEN l.concurrency_per_key THEN s.concurrency_key END AS grp,
