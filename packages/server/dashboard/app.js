@@ -595,10 +595,13 @@ function nodeDetail(node, explanation, steps) {
 
 /**
  * A step's derived label beside its state (`AwaitingResource` for a ready step a flow limit holds
- * back, `AwaitingRetry`, ...): the explanation's, else the step's own flag.
+ * back, `Cached` for a task completed from the result cache, `AwaitingRetry`, ...): the
+ * explanation's, else the step's own flag.
  */
 function labelOf(step, explanation) {
-  const label = explanation?.label ?? (step.awaitingResource ? 'AwaitingResource' : undefined);
+  const label =
+    explanation?.label ??
+    (step.awaitingResource ? 'AwaitingResource' : step.cached ? 'Cached' : undefined);
   return label && [' ', h('span', { class: 'label', 'data-label': label }, label)];
 }
 

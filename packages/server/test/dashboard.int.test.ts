@@ -37,6 +37,10 @@ const approval = workflow('approval')
   .task('publish', 'shop.ship', { dependsOn: ['approve'] })
   .build();
 
+const cachedReport = workflow('cached-report')
+  .task('render', 'shop.label', { cache: { ttl: '1h', key: 'doc' } })
+  .build();
+
 let browser: Browser;
 let page: Page;
 let server: CycloneServer;
@@ -352,5 +356,21 @@ describe('the dashboard', () => {
     }
     await env.client.removeConcurrencyLimit('shop.slow');
     await env.client.removeRateLimit('shop.slow');
+  });
+
+  it('labels a step completed from the result cache Cached', async () => {
+    const first = (await env.client.submit(cachedReport, { doc: 'd-1' })).runId;
+    await eventually(async () => (await stateOf(first)) === 'completed', 'the first report');
+    const second = (await env.client.submit(cachedReport, { doc: 'd-1' })).runId;
+    await eventually(async () => (await stateOf(second)) === 'completed', 'the cached report');
+    const [row] = await env.query<{ cached: boolean }>(
+      'SELECT cached FROM cyclone_steps WHERE run_id = $1',
+      [second],
+    );
+    expect(row?.cached).toBe(true);
+    await page.goto(`${base}/#/runs/${second}`);
+    await page.waitForSelector('#steps-table tr[data-node="render"] [data-label="Cached"]');
+    const text = await page.$eval('#steps-table tr[data-node="render"]', (tr) => tr.textContent);
+    expect(text).toContain('completed');
   });
 });
