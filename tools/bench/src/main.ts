@@ -215,6 +215,15 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
               ? []
               : ['--max-parallel', String(variant.maxParallel)];
           result = await runRunner([system, 'fan-out', n, ...common, ...limit], timeout);
+        } else if (variant.measure === 'flow' && variant.flow === 'plan') {
+          result = await runRunner([system, 'flow-plan', n, ...common], timeout + 30 * 60_000);
+        } else if (variant.measure === 'flow') {
+          // The limited set drains first in even rounds: a drift of the machine hits both alike.
+          const order = round % 2 === 0 ? ['--limited-first'] : [];
+          result = await runRunner(
+            [system, 'flow', n, ...common, '--flow', String(variant.flow), ...order],
+            timeout,
+          );
         } else if (variant.measure === 'bound') {
           result = await runRunner([system, 'sql-bound', n, ...common], timeout);
         } else if (quick) {
@@ -246,8 +255,11 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       }
     };
 
+    // The plan check reads plans, not times: once is enough.
+    const inRound = (round: number) =>
+      variants.filter((v) => round === 1 || !(v.measure === 'flow' && v.flow === 'plan'));
     const jobsOf = (round: number, system: SystemName) =>
-      variants.flatMap((variant) =>
+      inRound(round).flatMap((variant) =>
         configsFor(system, variant).map((config) => ({ round, variant, system, config })),
       );
 
@@ -262,7 +274,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         );
       } else {
         // Systems take turns on every variant: A B A B, so slow drifts of the machine hit all alike.
-        for (const variant of variants) {
+        for (const variant of inRound(round)) {
           for (const system of systems) {
             for (const config of configsFor(system, variant))
               await runOne(round, variant, system, config);
@@ -331,6 +343,12 @@ function describe(m: Measurement): string {
   }
   if (m.variant.startsWith('fanout')) {
     return `${fmt(m.value)} ms per item, ${fmt(m.extra.ratio)}x a plain job's ${fmt(m.extra.jobMsPerItem)} ms; at most ${String(m.extra.highestRunning)} items at once`;
+  }
+  if (m.variant === 'flow-plan') {
+    return `limited claim ${fmt(m.extra.limitedMs)} ms (${String(m.extra.limitedBuffers)} buffers, seq scans: ${String(m.extra.limitedSeqScans)}), unlimited claim ${fmt(m.extra.unlimitedMs)} ms (seq scans: ${String(m.extra.unlimitedSeqScans)})`;
+  }
+  if (m.variant.startsWith('flow-')) {
+    return `${fmt(m.value)}x: ${fmt(m.extra.limitedRate)} jobs/s limited, ${fmt(m.extra.plainRate)} jobs/s without${m.extra.capped === true ? ' (capped)' : ''}`;
   }
   if (m.variant === 'memory')
     return `peak RSS ${String(m.extra.peakRssMb)} MB (${fmt(m.value)} ${m.unit})`;

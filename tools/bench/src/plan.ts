@@ -1,6 +1,13 @@
 /** What one bench run measures: the variants of each measurement, their sizes and time caps. */
 import { systemMeta } from './systems/meta.js';
-import type { ConfigName, MeasureName, SystemName, WorkflowShape } from './shared/types.js';
+import {
+  flowModes,
+  type ConfigName,
+  type FlowMode,
+  type MeasureName,
+  type SystemName,
+  type WorkflowShape,
+} from './shared/types.js';
 
 /** One measurement setting, run once per system (and configuration) per round. */
 export interface Variant {
@@ -17,6 +24,8 @@ export interface Variant {
   readonly shape?: WorkflowShape;
   /** The fan-out measurement's limit of items at once; absent: no limit (the default). */
   readonly maxParallel?: number;
+  /** The flow measurement's setting against none, or `plan` for the plan check. */
+  readonly flow?: FlowMode | 'plan';
 }
 
 export interface Sizes {
@@ -34,6 +43,10 @@ export interface Sizes {
   readonly latencyCapMs: number;
   /** Jobs the SQL bound drains through pgbench. */
   readonly bound: number;
+  /** Jobs of each set of a flow-cost measurement (limited and not). */
+  readonly flowJobs: number;
+  /** Available steps of the flow plan check. */
+  readonly flowPlanSteps: number;
 }
 
 export const fullSizes: Sizes = {
@@ -49,6 +62,8 @@ export const fullSizes: Sizes = {
   capMs: 10_000,
   latencyCapMs: 12_000,
   bound: 100_000,
+  flowJobs: 10_000,
+  flowPlanSteps: 1_000_000,
 };
 
 export const quickSizes: Sizes = {
@@ -64,6 +79,8 @@ export const quickSizes: Sizes = {
   capMs: 20_000,
   latencyCapMs: 3_000,
   bound: 2_000,
+  flowJobs: 300,
+  flowPlanSteps: 20_000,
 };
 
 const both: readonly ConfigName[] = ['default', 'fast'];
@@ -78,6 +95,8 @@ export const fanOutMaxParallel = 20;
 /** The SQL bound's batch (jobs per claim and per completion) and its pgbench clients. */
 export const boundBatch = 500;
 export const boundClients = 4;
+/** Worker concurrency of the flow-cost measurements (a per-kind cap is set at twice it). */
+export const flowConcurrency = 50;
 
 export function planVariants(
   sizes: Sizes,
@@ -171,6 +190,25 @@ export function planVariants(
       configs: ['default'],
       maxParallel: fanOutMaxParallel,
     },
+    // Flow control against none, in the same process and database (see measurements/flow.ts).
+    ...flowModes.map((mode): Variant => ({
+      id: `flow-${mode}`,
+      measure: 'flow',
+      concurrency: flowConcurrency,
+      n: sizes.flowJobs,
+      capMs: 6 * sizes.capMs,
+      configs: ['default'],
+      flow: mode,
+    })),
+    {
+      id: 'flow-plan',
+      measure: 'flow',
+      concurrency: 0,
+      n: sizes.flowPlanSteps,
+      capMs: 0,
+      configs: ['default'],
+      flow: 'plan',
+    },
   ];
   // The depth figure is read against the empty-database throughput at the same concurrency.
   const wanted = new Set<MeasureName>(measures);
@@ -182,6 +220,7 @@ export function planVariants(
 /** The configurations a system runs a variant in. */
 export function configsFor(system: SystemName, variant: Variant): ConfigName[] {
   if (variant.measure === 'fanout' && !systemMeta[system].fanOut) return [];
+  if (variant.measure === 'flow' && !systemMeta[system].flow) return [];
   if (variant.measure === 'bound' && !systemMeta[system].sqlBound) return [];
   if (
     variant.measure === 'workflow' &&

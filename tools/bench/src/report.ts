@@ -3,7 +3,7 @@
  * Markdown.
  */
 import { systemMeta } from './systems/meta.js';
-import { boundBatch, type Variant } from './plan.js';
+import { boundBatch, flowConcurrency, type Variant } from './plan.js';
 import type { ConfigName, SystemName } from './shared/types.js';
 
 /** One figure of one round. */
@@ -76,6 +76,12 @@ function num(m: Measurement, key: string): number | undefined {
   const v = m.extra[key];
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 }
+
+const flowLabels: Readonly<Record<string, string>> = {
+  'kind-cap': `a per-kind cap of ${String(2 * flowConcurrency)} (never binds)`,
+  'key-cap': 'a per-key cap of 1 over 10,000 keys, one job each (never binds)',
+  priority: 'priorities -3..3, no limit',
+};
 
 function rowSpecs(variants: readonly Variant[], depthRows: number): RowSpec[] {
   const specs: RowSpec[] = [];
@@ -181,6 +187,43 @@ function rowSpecs(variants: readonly Variant[], depthRows: number): RowSpec[] {
           unit: 'x',
           better: 'lower',
           pick: (m) => num(m, 'ratio'),
+        });
+        break;
+      case 'flow':
+        if (v.flow === 'plan') {
+          specs.push({
+            id: 'flow-plan-limited',
+            variant: v.id,
+            label: `flow plan: claim of 50 at ${fmtInt(v.n)} available steps, per-key cap over 10,000 keys + rate limit + priorities (EXPLAIN ANALYZE)`,
+            unit: 'ms',
+            better: 'lower',
+            pick: (m) => num(m, 'limitedMs'),
+          });
+          specs.push({
+            id: 'flow-plan-unlimited',
+            variant: v.id,
+            label: `flow plan: claim of 50 of an unlimited kind beside them (EXPLAIN ANALYZE)`,
+            unit: 'ms',
+            better: 'lower',
+            pick: (m) => num(m, 'unlimitedMs'),
+          });
+          break;
+        }
+        specs.push({
+          id: `${v.id}-ratio`,
+          variant: v.id,
+          label: `flow: ${flowLabels[v.flow ?? 'kind-cap']}, c=${v.concurrency}, ${fmtInt(v.n)} jobs: rate / the same worker's rate without limits`,
+          unit: 'x',
+          better: 'higher',
+          pick: value,
+        });
+        specs.push({
+          id: `${v.id}-rate`,
+          variant: v.id,
+          label: `flow: ${flowLabels[v.flow ?? 'kind-cap']}: jobs/s`,
+          unit: 'jobs/s',
+          better: 'higher',
+          pick: (m) => num(m, 'limitedRate'),
         });
         break;
     }

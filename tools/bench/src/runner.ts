@@ -20,12 +20,15 @@ import { canFanOut, fanOut } from './measurements/fan-out.js';
 import { latency } from './measurements/latency.js';
 import { sqlBound } from './measurements/sql-bound.js';
 import { boundBatch } from './plan.js';
+import { flowCost, flowPlan } from './measurements/flow.js';
 import { prepareDepthTemplate } from './measurements/depth.js';
 import { createAdapter } from './systems/index.js';
 import {
+  flowModes,
   stepsPerRun,
   systemNames,
   type ConfigName,
+  type FlowMode,
   type RunnerResult,
   type SystemName,
   type WorkflowShape,
@@ -40,6 +43,8 @@ const runnerTasks = [
   'latency',
   'fan-out',
   'sql-bound',
+  'flow',
+  'flow-plan',
 ] as const;
 type RunnerTask = (typeof runnerTasks)[number];
 
@@ -58,6 +63,8 @@ async function main(): Promise<RunnerResult> {
       pooler: { type: 'string' },
       'listen-url': { type: 'string' },
       'poll-interval': { type: 'string' },
+      flow: { type: 'string' },
+      'limited-first': { type: 'boolean', default: false },
     },
   });
   const [systemArg, taskArg, nArg] = positionals;
@@ -170,6 +177,51 @@ async function main(): Promise<RunnerResult> {
             batch: boundBatch,
             clients: concurrency,
             configuration: `${system}'s own claim and completion statements through pgbench`,
+          },
+        };
+      }
+      case 'flow': {
+        if (system !== 'cyclone') throw new Error('the flow measurements are Cyclone only');
+        const mode = values.flow as FlowMode;
+        if (!flowModes.includes(mode))
+          throw new Error(`--flow expects one of ${flowModes.join(', ')}`);
+        const r = await flowCost(values.url, Number(values['pool-size']), {
+          mode,
+          n,
+          concurrency,
+          capMs,
+          limitedFirst: values['limited-first'] === true,
+        });
+        return {
+          ...base,
+          value: r.ratio,
+          unit: 'x',
+          extra: {
+            plainRate: r.plainRate,
+            limitedRate: r.limitedRate,
+            limitedFirst: values['limited-first'] === true,
+            capped: r.capped,
+            configuration,
+          },
+        };
+      }
+      case 'flow-plan': {
+        if (system !== 'cyclone') throw new Error('the flow measurements are Cyclone only');
+        const r = await flowPlan(values.url, n);
+        return {
+          ...base,
+          value: r.limited.executionMs,
+          unit: 'ms',
+          extra: {
+            limitedMs: r.limited.executionMs,
+            limitedBuffers: r.limited.sharedBuffers,
+            limitedSeqScans: r.limited.seqScans.join(',') || 'none',
+            limitedIndexes: r.limited.indexes.join(','),
+            unlimitedMs: r.unlimited.executionMs,
+            unlimitedBuffers: r.unlimited.sharedBuffers,
+            unlimitedSeqScans: r.unlimited.seqScans.join(',') || 'none',
+            unlimitedIndexes: r.unlimited.indexes.join(','),
+            fillSeconds: r.fillSeconds,
           },
         };
       }

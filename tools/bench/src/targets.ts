@@ -85,6 +85,13 @@ const specs: readonly TargetSpec[] = [
     met: (x) => x <= 2,
     format: times,
   },
+  ...(['kind-cap', 'key-cap', 'priority'] as const).map((mode) => ({
+    target: `flow control (${mode}): rate / rate without limits`,
+    goal: '>= 0.80',
+    read: medianOf(`flow-${mode}-ratio`),
+    met: (x: number) => x >= 0.8,
+    format: (x: number) => x.toFixed(2),
+  })),
   {
     target: 'worker peak RSS, c=100',
     goal: '<= 150 MB',

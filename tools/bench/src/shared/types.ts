@@ -24,8 +24,13 @@ export const measureNames = [
   'depth',
   'memory',
   'fanout',
+  'flow',
 ] as const;
 export type MeasureName = (typeof measureNames)[number];
+
+/** The flow-control settings measured against none (`measurements/flow.ts`). */
+export const flowModes = ['kind-cap', 'key-cap', 'priority'] as const;
+export type FlowMode = (typeof flowModes)[number];
 
 /** How a worker under test is configured. */
 /**

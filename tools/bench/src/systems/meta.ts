@@ -8,6 +8,8 @@ export interface SystemMeta {
   readonly shapes: readonly WorkflowShape[];
   /** Whether the system runs the fan-out measurement (a fan-out node with a parallelism limit). */
   readonly fanOut?: boolean;
+  /** Whether the system runs the flow-control measurements (concurrency caps, priorities). */
+  readonly flow?: boolean;
   /** Whether the bench replays the system's claim and completion through pgbench (the SQL bound). */
   readonly sqlBound?: boolean;
 }
@@ -18,6 +20,7 @@ export const systemMeta: Readonly<Record<SystemName, SystemMeta>> = {
     configs: ['default'],
     shapes: ['chain', 'diamond'],
     fanOut: true,
+    flow: true,
     sqlBound: true,
   },
   'graphile-worker': {
