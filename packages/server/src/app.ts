@@ -14,6 +14,7 @@ import { eventStreamRoutes } from './routes/event-stream.js';
 import { healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { openApiRoutes } from './routes/openapi.js';
+import { overviewRoutes } from './routes/overview.js';
 import { runActionRoutes } from './routes/run-actions.js';
 import { runRoutes } from './routes/runs.js';
 import { scheduleRoutes } from './routes/schedules.js';
@@ -66,6 +67,7 @@ export function buildApp(ctx: ServerContext): { app: Hono<AppEnv>; api: Api } {
   runActionRoutes(api, ctx);
   dlqRoutes(api, ctx);
   scheduleRoutes(api, ctx);
+  overviewRoutes(api, ctx);
   eventStreamRoutes(api, ctx);
   metricsRoutes(api, ctx);
   dashboardRoutes(api);

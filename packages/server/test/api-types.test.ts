@@ -9,6 +9,9 @@ import type { NodeExplanation, RunStatus, StepEvent, StepStatus } from '@cyclone
 import type {
   BackfillResult,
   ExhaustedPage,
+  KindQueueOverview,
+  SchedulerLeaderOverview,
+  WorkerOverview,
   RedriveResult,
   RunPage,
   ScheduleFire,
@@ -20,17 +23,20 @@ import type { Frozen } from '../src/http/api.js';
 import type {
   backfillResult,
   exhaustedPage,
+  kindQueue,
   nodeExplanation,
   redriveResult,
   runPage,
   runStatus,
   scheduleFire,
   scheduleStatus,
+  schedulerLeader,
   sessionBody,
   signalReceipt,
   stepEvent,
   stepStatus,
   submittedRun,
+  workerOverview,
 } from '../src/http/response-schemas.js';
 import type { SessionBody } from '../src/routes/session.js';
 
@@ -55,6 +61,9 @@ const exact: {
   fire: Describes<typeof scheduleFire, ScheduleFire>;
   backfill: Describes<typeof backfillResult, BackfillResult>;
   session: Describes<typeof sessionBody, SessionBody>;
+  queue: Describes<typeof kindQueue, KindQueueOverview>;
+  worker: Describes<typeof workerOverview, WorkerOverview>;
+  leader: Describes<typeof schedulerLeader, SchedulerLeaderOverview>;
 } = {
   run: true,
   step: true,
@@ -69,6 +78,9 @@ const exact: {
   fire: true,
   backfill: true,
   session: true,
+  queue: true,
+  worker: true,
+  leader: true,
 };
 
 describe('the response schemas', () => {

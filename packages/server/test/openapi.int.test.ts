@@ -177,6 +177,11 @@ describe('the answers', () => {
       },
     );
 
+    await call('GET', '/api/queues');
+    await call('GET', '/api/workers');
+    await call('GET', '/api/stats', {}, { query: '?window=30m' });
+    await call('GET', '/api/stats', {}, { query: '?window=2d' });
+
     await call('GET', '/metrics');
     await call('GET', '/');
     await call('GET', '/assets/{name}', { name: 'app.js' });

@@ -26,6 +26,8 @@ export interface Tables {
   readonly settlements: string;
   readonly limits: string;
   readonly rateStarts: string;
+  /** Throughput and queue wait per minute and kind, as workers flush them. */
+  readonly statsMinutes: string;
   /** Where `migrate()` records the applied migrations. */
   readonly migrations: string;
 }
@@ -50,6 +52,7 @@ export function tablesIn(schema = 'public'): Tables {
     settlements: q('cyclone_settlements'),
     limits: q('cyclone_limits'),
     rateStarts: q('cyclone_rate_starts'),
+    statsMinutes: q('cyclone_stats_minutes'),
     migrations: q('cyclone_migrations'),
   };
 }

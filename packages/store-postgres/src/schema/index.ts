@@ -26,4 +26,5 @@ export { cycloneLeaderGaps } from './leader-gaps.js';
 export { cycloneWorkers } from './workers.js';
 export { cycloneSettlements } from './settlements.js';
 export { cycloneLimits, cycloneRateStarts } from './limits.js';
+export { cycloneStatsMinutes } from './stats-minutes.js';
 export type { RowOf, RunRecord, StepRecord, EventRecord } from './rows.js';
