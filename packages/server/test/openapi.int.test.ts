@@ -178,6 +178,7 @@ describe('the answers', () => {
     );
 
     await call('GET', '/api/queues');
+    await call('GET', '/api/run-states');
     await call('GET', '/api/workers');
     await call('GET', '/api/stats', {}, { query: '?window=30m' });
     await call('GET', '/api/stats', {}, { query: '?window=2d' });

@@ -282,6 +282,16 @@ export const kindQueue = z
   })
   .meta({ id: 'KindQueue' });
 
+/** `GET /api/run-states`. */
+export const runStateCounts = z
+  .object({
+    runs: z
+      .array(z.object({ state: runState, runs: z.number().int() }))
+      .readonly()
+      .meta({ description: 'Every run state, zeros included' }),
+  })
+  .meta({ id: 'RunStateCounts' });
+
 /** `GET /api/queues`. */
 export const queueList = z
   .object({ queues: z.array(kindQueue).readonly() })

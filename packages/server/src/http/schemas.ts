@@ -64,6 +64,11 @@ export const runsQuery = z.strictObject({
     .transform((values) => values?.flatMap((v) => v.split(',')).filter((v) => v !== ''))
     .pipe(z.array(z.enum(runStates)).optional()),
   workflow: z.string().min(1).optional(),
+  idempotencyKey: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ description: 'Only the run submitted with this idempotency key' }),
   since: isoTime.optional(),
   until: isoTime.optional(),
   /** Only the child runs of this run. */

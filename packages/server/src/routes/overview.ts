@@ -1,7 +1,7 @@
 import { waitPercentileMs } from '@cyclone/core';
 import type { Api } from '../http/api.js';
 import type { ServerContext } from '../http/context.js';
-import { queueList, statsAnswer, workersAnswer } from '../http/response-schemas.js';
+import { queueList, runStateCounts, statsAnswer, workersAnswer } from '../http/response-schemas.js';
 import { statsQuery, windowMs } from '../http/schemas.js';
 
 /** The window `GET /api/stats` reads without `window`. */
@@ -9,7 +9,7 @@ const DefaultStatsWindow = '1h';
 
 /**
  * The operators' overview of the whole system: `GET /api/queues` (each kind's queue now),
- * `GET /api/workers` (live and recently stopped workers, the scheduler's leader) and
+ * `GET /api/run-states` (runs by state), `GET /api/workers` (live and recently stopped workers, the scheduler's leader) and
  * `GET /api/stats?window=1h` (throughput and queue wait per minute, from what workers flushed).
  */
 export function overviewRoutes(api: Api, ctx: ServerContext): void {
@@ -29,6 +29,25 @@ export function overviewRoutes(api: Api, ctx: ServerContext): void {
       errors: [503],
     },
     async () => ({ status: 200, body: { queues: await store.queueOverview() } }),
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/api/run-states',
+      operationId: 'countRunStates',
+      tag: 'overview',
+      summary: 'How many runs are in each state',
+      description:
+        'Reads the whole runs table (it has no index on the state, so that moves stay HOT ' +
+        'updates), as the `/metrics` runs gauge does.',
+      answers: { 200: { description: 'Runs by state', body: runStateCounts } },
+      errors: [503],
+    },
+    async () => {
+      const snapshot = await store.collectMetrics({ kinds: [], discoverKinds: false, runs: true });
+      return { status: 200, body: { runs: snapshot.runs } };
+    },
   );
 
   api.route(
