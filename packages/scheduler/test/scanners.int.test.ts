@@ -120,18 +120,23 @@ describe('the unserved-kind sweep', () => {
 });
 
 describe('the scanners', () => {
-  it('are the recovery sweep, the settlement outbox, the due waits, run deadlines, retention, the unserved-kind sweep and the schedules, each with its interval', () => {
+  it('are the recovery sweep, the settlement outbox, the due waits, run deadlines, the per-minute counts’ retention (once a minute), retention, the unserved-kind sweep and the schedules, each with its interval', () => {
     const s = scheduler({ interval: '2s' });
     expect(s.scanners.map((x) => [x.name, x.interval])).toEqual([
       ['reclaim-expired-leases', 2000],
       ['settle-pending', 2000],
       ['due-waits', 2000],
       ['run-deadlines', 2000],
+      ['stats-retention', 60_000],
       ['retention', 2000],
       ['unserved-kinds', 2000],
       ['schedules', 2000],
     ]);
     expect(scheduler({ retention: false }).scanners.map((x) => x.name)).not.toContain('retention');
+    // The per-minute counts are pruned whatever the runs' retention.
+    expect(scheduler({ retention: false }).scanners.map((x) => x.name)).toContain(
+      'stats-retention',
+    );
     expect(scheduler({ unservedKindGrace: false }).scanners.map((x) => x.name)).not.toContain(
       'unserved-kinds',
     );
