@@ -70,6 +70,7 @@ export {
 } from './definition.js';
 export * from './workflow-builder.js';
 export * from './step-labels.js';
+export * from './wait-histogram.js';
 export * from './node-explanation.js';
 export type * from './node-facts.js';
 export { explainNode, stepName } from './explain-node.js';

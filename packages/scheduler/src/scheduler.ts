@@ -2,7 +2,12 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 import { MetricsUnavailableError, toMilliseconds, type WorkflowDefinition } from '@cyclone/core';
-import { connectStore, type MaintenanceStore, type PoolerMode } from '@cyclone/store-postgres';
+import {
+  connectStore,
+  StatsMinutesKeptMs,
+  type MaintenanceStore,
+  type PoolerMode,
+} from '@cyclone/store-postgres';
 import { SchedulerMetrics } from './metrics.js';
 import type { SchedulerOptions } from './options.js';
 import { loadPromClient } from './load-prom-client.js';
@@ -10,6 +15,7 @@ import { DueWaitsScanner } from './scanners/due-waits.js';
 import { ReclaimExpiredLeasesScanner } from './scanners/reclaim-expired-leases.js';
 import { ExpiredCacheScanner } from './scanners/expired-cache.js';
 import { RetentionScanner } from './scanners/retention.js';
+import { StatsRetentionScanner } from './scanners/stats-retention.js';
 import { RunDeadlinesScanner } from './scanners/run-deadlines.js';
 import type { Scanner } from './scanners/scanner.js';
 import { SchedulesScanner } from './scanners/schedules.js';
@@ -126,6 +132,13 @@ export class Scheduler {
       new DueWaitsScanner(this.store, this.intervalMs, log('due-waits')),
       new RunDeadlinesScanner(this.store, this.intervalMs, log('run-deadlines')),
       new ExpiredCacheScanner(this.store, this.intervalMs, log('expired-cache')),
+      // Minutes age by the minute: one pass a minute is enough.
+      new StatsRetentionScanner(
+        this.store,
+        Math.max(this.intervalMs, 60_000),
+        StatsMinutesKeptMs,
+        log('stats-retention'),
+      ),
     ];
     if (options.retention !== false) {
       const retentionMs = toMilliseconds(options.retention ?? '7d', 'retention');

@@ -51,6 +51,37 @@ const time = (value) => (value ? new Date(value).toLocaleString() : '');
 const shortId = (id) => (id ? `${id.slice(0, 8)}…` : '');
 const json = (value) => JSON.stringify(value, null, 2);
 
+/** A span of milliseconds as an operator reads it: `850 ms`, `4.2 s`, `3 min`, `2 h 5 min`. */
+function span(ms) {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+  if (ms < 3_600_000) return `${Math.floor(ms / 60_000)} min`;
+  if (ms < 86_400_000) {
+    const minutes = Math.floor((ms % 3_600_000) / 60_000);
+    return `${Math.floor(ms / 3_600_000)} h${minutes ? ` ${minutes} min` : ''}`;
+  }
+  return `${Math.floor(ms / 86_400_000)} d`;
+}
+
+/** A time relative to now (`3 min ago`, `in 5 s`), with the absolute time on hover. */
+function ago(value, now = Date.now()) {
+  if (!value) return '';
+  const at = new Date(value);
+  const diff = now - at.getTime();
+  const text =
+    Math.abs(diff) < 1000 ? 'just now' : diff > 0 ? `${span(diff)} ago` : `in ${span(-diff)}`;
+  return h('time', { datetime: at.toISOString(), title: at.toLocaleString() }, text);
+}
+
+/** How long a run or step took, or has taken so far. */
+function duration(startedAt, endedAt, now = Date.now()) {
+  if (!startedAt) return '';
+  const end = endedAt ? Date.parse(endedAt) : now;
+  return span(Math.max(0, end - Date.parse(startedAt))) + (endedAt ? '' : ' so far');
+}
+
+const UuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 let toastTimer;
 function toast(message, bad = false) {
   const el = document.getElementById('toast');
@@ -158,7 +189,7 @@ async function act(question, work, extra) {
 function currentRoute() {
   const [path, query = ''] = location.hash.replace(/^#/, '').split('?');
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
-  return { parts: parts.length ? parts : ['runs'], params: new URLSearchParams(query) };
+  return { parts: parts.length ? parts : ['overview'], params: new URLSearchParams(query) };
 }
 
 function go(path, params) {
@@ -185,7 +216,9 @@ async function renderNow() {
     else if (parts[0] === 'dlq') content = await dlqPage(params);
     else if (parts[0] === 'schedules') content = await schedulesPage();
     else if (parts[0] === 'limits') content = await limitsPage();
-    else content = await runsPage(params);
+    else if (parts[0] === 'workers') content = await workersPage(params);
+    else if (parts[0] === 'runs') content = await runsPage(params);
+    else content = await overviewPage();
     // Keep what the user is typing: a live refresh must not wipe a half-filled filter.
     const editing =
       view.dataset.dirty === 'yes' ||
@@ -204,13 +237,40 @@ async function renderNow() {
 
 // ---------------------------------------------------------------- runs
 
+/**
+ * The runs of a search: a run id opens that run; otherwise the text is tried as an idempotency
+ * key, then as a workflow name. Answers the page and what the text matched.
+ */
+async function searchRuns(text, query) {
+  if (UuidPattern.test(text)) {
+    try {
+      const { run } = await api(`/api/runs/${encodeURIComponent(text)}`);
+      return { page: { runs: [run] }, matched: 'run id' };
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 404)) throw error;
+      return { page: { runs: [] }, matched: 'run id' };
+    }
+  }
+  const byKey = new URLSearchParams(query);
+  byKey.set('idempotencyKey', text);
+  const keyed = await api(`/api/runs?${byKey}`);
+  if (keyed.runs.length > 0) return { page: keyed, matched: 'idempotency key' };
+  const byWorkflow = new URLSearchParams(query);
+  byWorkflow.set('workflow', text);
+  return { page: await api(`/api/runs?${byWorkflow}`), matched: 'workflow' };
+}
+
 async function runsPage(params) {
   const query = new URLSearchParams();
   for (const name of ['state', 'workflow', 'cursor']) {
     if (params.get(name)) query.set(name, params.get(name));
   }
   query.set('limit', '50');
-  const page = await api(`/api/runs?${query}`);
+  const searched = params.get('q')?.trim();
+  const { page, matched } = searched
+    ? await searchRuns(searched, query)
+    : { page: await api(`/api/runs?${query}`), matched: undefined };
+  const now = Date.now();
 
   const edited = () => (view.dataset.dirty = 'yes');
   const state = h(
@@ -219,30 +279,33 @@ async function runsPage(params) {
     h('option', { value: '' }, 'any state'),
     RunStates.map((st) => h('option', { value: st, selected: params.get('state') === st }, st)),
   );
-  const workflow = h('input', {
-    name: 'workflow',
-    id: 'filter-workflow',
+  const search = h('input', {
+    name: 'q',
+    id: 'filter-search',
+    type: 'search',
     oninput: edited,
-    placeholder: 'workflow',
-    value: params.get('workflow') ?? '',
+    placeholder: 'run id, idempotency key or workflow',
+    value: params.get('q') ?? params.get('workflow') ?? '',
+    size: 36,
   });
   const apply = () => {
     const next = new URLSearchParams();
     if (state.value) next.set('state', state.value);
-    if (workflow.value.trim()) next.set('workflow', workflow.value.trim());
+    if (search.value.trim()) next.set('q', search.value.trim());
     go('/runs', next);
   };
   const filters = h(
     'form',
     {
       class: 'filters',
+      role: 'search',
       onsubmit: (event) => {
         event.preventDefault();
         apply();
       },
     },
     h('label', {}, 'State', state),
-    h('label', {}, 'Workflow', workflow),
+    h('label', {}, 'Search', search),
     h('button', { class: 'primary', type: 'submit', id: 'filter-apply' }, 'Filter'),
   );
 
@@ -253,8 +316,8 @@ async function runsPage(params) {
       h('td', { class: 'mono' }, h('a', { href: `#/runs/${encodeURIComponent(run.id)}` }, run.id)),
       h('td', {}, run.workflow),
       h('td', {}, badge(run.state)),
-      h('td', {}, time(run.createdAt)),
-      h('td', {}, time(run.endedAt)),
+      h('td', { class: 'created' }, ago(run.createdAt, now)),
+      h('td', { class: 'duration' }, duration(run.startedAt ?? run.createdAt, run.endedAt, now)),
       h('td', { class: 'error' }, run.error ?? ''),
     ),
   );
@@ -276,6 +339,8 @@ async function runsPage(params) {
     { id: 'runs-page' },
     h('h1', {}, 'Runs'),
     filters,
+    matched &&
+      h('p', { class: 'muted', id: 'search-matched' }, `Matched “${searched}” by ${matched}.`),
     page.runs.length === 0
       ? h('p', { class: 'muted' }, 'No runs match.')
       : h(
@@ -287,7 +352,9 @@ async function runsPage(params) {
             h(
               'tr',
               {},
-              ['Run', 'Workflow', 'State', 'Created', 'Ended', 'Error'].map((t) => h('th', {}, t)),
+              ['Run', 'Workflow', 'State', 'Created', 'Duration', 'Error'].map((t) =>
+                h('th', {}, t),
+              ),
             ),
           ),
           h('tbody', {}, rows),
@@ -525,8 +592,12 @@ async function runPage(runId) {
       ),
       actions,
     ),
-    h('h2', {}, 'Graph'),
-    dagView(steps, selectedNode, selectNode),
+    h(
+      'div',
+      { class: 'graph-timeline' },
+      h('div', {}, h('h2', {}, 'Graph'), dagView(steps, selectedNode, selectNode)),
+      h('div', {}, h('h2', {}, 'Timeline'), timelineView(run, steps, events)),
+    ),
     focus && nodeDetail(focus, explanations.get(focus.node), steps),
     h('h2', {}, 'Steps'),
     explanations.unsupported &&
@@ -905,6 +976,563 @@ async function schedulesPage() {
     h('h1', {}, 'Schedules'),
     cards.length === 0 ? h('p', { class: 'muted' }, 'No schedules.') : cards,
   );
+}
+
+// ---------------------------------------------------------------- overview
+
+/** A number that links to the list behind it. */
+const figure = (value, href, label) =>
+  href ? h('a', { href, class: 'figure', title: label }, String(value)) : String(value);
+
+async function overviewPage() {
+  const [{ queues }, { runs }, stats] = await Promise.all([
+    api('/api/queues'),
+    api('/api/run-states'),
+    api('/api/stats?window=1h'),
+  ]);
+  const totals = h(
+    'div',
+    { class: 'totals', id: 'run-totals' },
+    runs.map((r) =>
+      h(
+        'a',
+        {
+          class: 'total card',
+          href: `#/runs?state=${encodeURIComponent(r.state)}`,
+          'data-state': r.state,
+        },
+        h('span', { class: 'total-n' }, String(r.runs)),
+        h('span', {}, badge(r.state)),
+      ),
+    ),
+  );
+  const queueRows = queues.map((q) =>
+    h(
+      'tr',
+      { 'data-kind': q.kind },
+      h('td', { class: 'mono' }, q.kind),
+      h('td', { 'data-col': 'ready' }, String(q.ready)),
+      h(
+        'td',
+        { 'data-col': 'running' },
+        figure(
+          q.running,
+          q.running ? `#/workers?kind=${encodeURIComponent(q.kind)}` : undefined,
+          'the workers holding them',
+        ),
+      ),
+      h('td', { 'data-col': 'waitingOnLimit' }, String(q.waitingOnLimit)),
+      h('td', { 'data-col': 'scheduledLater' }, String(q.scheduledLater)),
+      h(
+        'td',
+        { 'data-col': 'discardedLastHour' },
+        figure(q.discardedLastHour, q.discardedLastHour ? '#/dlq' : undefined, 'the DLQ'),
+      ),
+      h(
+        'td',
+        { 'data-col': 'oldestReadyAge' },
+        q.ready > 0 ? span(q.oldestReadyAgeSeconds * 1000) : '',
+      ),
+    ),
+  );
+  return h(
+    'section',
+    { id: 'overview-page' },
+    h('h1', {}, 'Overview'),
+    h('h2', {}, 'Runs by state'),
+    totals,
+    h('h2', {}, 'Queues by kind'),
+    queues.length === 0
+      ? h('p', { class: 'muted' }, 'No kinds yet: no worker registered and nothing queued.')
+      : h(
+          'table',
+          { id: 'queues-table' },
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              [
+                'Kind',
+                'Ready',
+                'Running',
+                'Waiting on a limit',
+                'Scheduled later',
+                'Discarded (1 h)',
+                'Oldest ready',
+              ].map((t) => h('th', {}, t)),
+            ),
+          ),
+          h('tbody', {}, queueRows),
+        ),
+    h('h2', {}, 'The last hour'),
+    h(
+      'div',
+      { class: 'charts' },
+      lineChart({
+        id: 'chart-throughput',
+        title: 'Steps per minute',
+        unit: 'steps',
+        minutes: stats.minutes,
+        series: [
+          { name: 'completed', key: 'completed', style: 'solid' },
+          { name: 'failed', key: 'failed', style: 'dashed' },
+        ],
+      }),
+      lineChart({
+        id: 'chart-wait',
+        title: 'Queue wait (ms)',
+        unit: 'ms',
+        minutes: stats.minutes,
+        series: [
+          { name: 'p50', key: 'waitP50Ms', style: 'solid' },
+          { name: 'p95', key: 'waitP95Ms', style: 'dashed' },
+        ],
+      }),
+    ),
+  );
+}
+
+/** A round upper bound for an axis: 1, 2 or 5 times a power of ten, at least `max`. */
+function niceMax(max) {
+  if (!(max > 0)) return 1;
+  const power = 10 ** Math.floor(Math.log10(max));
+  for (const step of [1, 2, 5, 10]) if (step * power >= max) return step * power;
+  return 10 * power;
+}
+
+const clock = (value) =>
+  new Date(value).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+
+/**
+ * A line chart of per-minute values as inline SVG: labelled axes, one line per series told apart
+ * by its stroke (solid, dashed) and its marker (circle, square) as well as its colour, a legend
+ * naming them, and each point's value on hover.
+ */
+function lineChart({ id, title, unit, minutes, series }) {
+  const W = 560;
+  const H = 200;
+  const left = 52;
+  const right = 12;
+  const top = 14;
+  const bottom = 34;
+  const plotW = W - left - right;
+  const plotH = H - top - bottom;
+  const values = series.flatMap((se) => minutes.map((m) => m[se.key] ?? 0));
+  const yMax = niceMax(Math.max(0, ...values));
+  const x = (i) => left + (minutes.length <= 1 ? 0 : (i / (minutes.length - 1)) * plotW);
+  const y = (v) => top + plotH - (v / yMax) * plotH;
+  const grid = [0, 0.25, 0.5, 0.75, 1].map((f) => {
+    const v = yMax * f;
+    return s(
+      'g',
+      { class: 'tick' },
+      s('line', { x1: left, x2: W - right, y1: y(v), y2: y(v), class: 'grid' }),
+      s(
+        'text',
+        { x: left - 6, y: y(v) + 4, 'text-anchor': 'end' },
+        Number.isInteger(v) ? String(v) : v.toFixed(1),
+      ),
+    );
+  });
+  const xTicks = [];
+  for (let i = 0; i < minutes.length; i += 15) xTicks.push(i);
+  if (minutes.length > 0 && xTicks[xTicks.length - 1] !== minutes.length - 1) {
+    xTicks.push(minutes.length - 1);
+  }
+  const xLabels = xTicks.map((i) =>
+    s('text', { x: x(i), y: H - bottom + 16, 'text-anchor': 'middle' }, clock(minutes[i].minute)),
+  );
+  const lines = series.map((se, n) => {
+    const points = minutes
+      .map((m, i) => (m[se.key] === null || m[se.key] === undefined ? null : [i, m[se.key]]))
+      .filter(Boolean);
+    const marker = (i, v) => {
+      const label = `${clock(minutes[i].minute)} ${se.name}: ${Math.round(v * 10) / 10} ${unit}`;
+      return n === 0
+        ? s('circle', { cx: x(i), cy: y(v), r: 2.5 }, s('title', {}, label))
+        : s('rect', { x: x(i) - 2.5, y: y(v) - 2.5, width: 5, height: 5 }, s('title', {}, label));
+    };
+    return s(
+      'g',
+      { class: `series series-${n} ${se.style}`, 'data-series': se.name },
+      s('polyline', {
+        points: points.map(([i, v]) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' '),
+      }),
+      points.map(([i, v]) => marker(i, v)),
+    );
+  });
+  const legend = series.map((se, n) =>
+    s(
+      'g',
+      {
+        class: `series series-${n} ${se.style}`,
+        transform: `translate(${left + n * 110}, ${H - 6})`,
+      },
+      s('line', { x1: 0, x2: 22, y1: -4, y2: -4 }),
+      n === 0
+        ? s('circle', { cx: 11, cy: -4, r: 2.5 })
+        : s('rect', { x: 8.5, y: -6.5, width: 5, height: 5 }),
+      s('text', { x: 28, y: 0, class: 'legend' }, se.name),
+    ),
+  );
+  return h(
+    'figure',
+    { class: 'card chart', id },
+    h('figcaption', {}, title),
+    s(
+      'svg',
+      {
+        viewBox: `0 0 ${W} ${H}`,
+        role: 'img',
+        'aria-label': `${title}, the last ${minutes.length} minutes`,
+      },
+      s('g', { class: 'axis' }, grid, xLabels),
+      s('line', { x1: left, x2: left, y1: top, y2: top + plotH, class: 'axis-line' }),
+      s('line', { x1: left, x2: W - right, y1: top + plotH, y2: top + plotH, class: 'axis-line' }),
+      s(
+        'text',
+        {
+          x: 12,
+          y: top + plotH / 2,
+          class: 'axis-title',
+          transform: `rotate(-90 12 ${top + plotH / 2})`,
+          'text-anchor': 'middle',
+        },
+        unit,
+      ),
+      lines,
+      legend,
+    ),
+  );
+}
+
+// ---------------------------------------------------------------- workers
+
+async function workersPage(params) {
+  const { now, live: liveWorkers, stopped, leader } = await api('/api/workers');
+  const at = Date.parse(now);
+  const kind = params.get('kind');
+  const shown = kind ? liveWorkers.filter((w) => w.kinds.includes(kind)) : liveWorkers;
+  const heldList = (worker) =>
+    worker.heldCount === 0
+      ? ''
+      : h(
+          'details',
+          {},
+          h('summary', {}, `${worker.heldCount} / ${worker.concurrency ?? '?'}`),
+          h(
+            'ul',
+            { class: 'held' },
+            worker.heldSteps
+              .filter((step) => !kind || step.kind === kind)
+              .map((step) =>
+                h(
+                  'li',
+                  {},
+                  h('a', { href: `#/runs/${encodeURIComponent(step.runId)}` }, shortId(step.runId)),
+                  ` ${step.node} (${step.kind}), running `,
+                  ago(step.startedAt, at),
+                ),
+              ),
+          ),
+        );
+  const table = (workers, id) =>
+    h(
+      'table',
+      { id },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Worker', 'Host', 'PID', 'Kinds', 'Held / concurrency', 'Last heartbeat', 'Started'].map(
+            (t) => h('th', {}, t),
+          ),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        workers.map((w) =>
+          h(
+            'tr',
+            { 'data-worker': w.id },
+            h('td', { class: 'mono' }, w.id),
+            h('td', {}, w.host ?? ''),
+            h('td', {}, w.pid ?? ''),
+            h('td', { class: 'mono' }, w.kinds.join(', ')),
+            h(
+              'td',
+              { 'data-col': 'held' },
+              w.heldCount === 0 ? `0 / ${w.concurrency ?? '?'}` : heldList(w),
+            ),
+            h('td', {}, ago(w.lastHeartbeatAt, at)),
+            h('td', {}, ago(w.startedAt, at)),
+          ),
+        ),
+      ),
+    );
+  const leaderCard = h(
+    'div',
+    { class: 'card', id: 'leader' },
+    leader
+      ? h(
+          'dl',
+          { class: 'kv' },
+          h('dt', {}, 'Scheduler leader'),
+          h('dd', { class: 'mono' }, leader.holder),
+          h('dt', {}, 'Lease'),
+          h('dd', {}, leader.active ? 'held' : 'lapsed: no scheduler leads now'),
+          h('dt', {}, 'Last pass'),
+          h('dd', {}, ago(leader.lastPassAt, at)),
+          h('dt', {}, 'Leading since'),
+          h('dd', {}, ago(leader.ledSince, at)),
+        )
+      : h('p', { class: 'muted' }, 'No scheduler has led yet.'),
+  );
+  return h(
+    'section',
+    { id: 'workers-page' },
+    h('h1', {}, kind ? `Workers of ${kind}` : 'Workers'),
+    kind && h('p', {}, h('a', { href: '#/workers' }, 'All workers')),
+    leaderCard,
+    h('h2', {}, `Live (${shown.length})`),
+    shown.length === 0
+      ? h('p', { class: 'muted' }, 'No live worker.')
+      : table(shown, 'live-workers'),
+    h('h2', {}, `Stopped heartbeating in the last hour (${stopped.length})`),
+    stopped.length === 0
+      ? h('p', { class: 'muted' }, 'None: every worker that stopped did so cleanly.')
+      : table(stopped, 'stopped-workers'),
+  );
+}
+
+// ---------------------------------------------------------------- a run's timeline
+
+/** What a step was doing after an event that moved it to `to`, or null when it is not drawn. */
+function phaseAfter(event) {
+  switch (event.to) {
+    case 'available':
+      if (event.type === 'step_retry_scheduled') return 'backoff';
+      if (event.type === 'step_snoozed') return 'snoozed';
+      return 'queued';
+    case 'running':
+      return 'running';
+    case 'waiting_signal':
+    case 'waiting_timer':
+    case 'waiting_child':
+      return 'waiting';
+    case 'paused':
+      return 'paused';
+    default:
+      return null;
+  }
+}
+
+const PhaseNames = {
+  queued: 'queued',
+  running: 'running',
+  backoff: 'retry backoff',
+  snoozed: 'snoozed',
+  waiting: 'waiting',
+  paused: 'paused',
+};
+
+/**
+ * The segments of one step's life from its events: each event that moves the step starts a
+ * segment of what it does next, until the next such event (or `end` for the one still open).
+ */
+function segmentsOf(events, end) {
+  const segments = [];
+  let open;
+  let attempt = 0;
+  for (const event of events) {
+    if (!event.to) continue;
+    const at = Date.parse(event.at);
+    if (open) segments.push({ ...open, to: at });
+    if (event.type === 'step_started') attempt += 1;
+    const phase = phaseAfter(event);
+    open = phase ? { phase, from: at, attempt } : undefined;
+  }
+  if (open) segments.push({ ...open, to: end, open: true });
+  return segments;
+}
+
+/** The timeline beside the graph: each step's attempts, waits and pauses on one time axis. */
+function timelineView(run, steps, events) {
+  const end = run.endedAt ? Date.parse(run.endedAt) : Date.now();
+  const start = Date.parse(run.createdAt);
+  const byStep = new Map();
+  for (const event of events) {
+    if (!event.stepId) continue;
+    if (!byStep.has(event.stepId)) byStep.set(event.stepId, []);
+    byStep.get(event.stepId).push(event);
+  }
+  const rowOf = (step, label) => {
+    const own = byStep.get(step.id) ?? [];
+    // A step inserted claimable tells no event of its own until it starts: it was queued from
+    // its creation.
+    const first = own.find((e) => e.to);
+    const queuedFrom =
+      first && first.type === 'step_started' && step.createdAt
+        ? [{ type: 'step_inserted', to: 'available', at: step.createdAt }]
+        : [];
+    return {
+      label,
+      node: step.node,
+      itemIndex: step.itemIndex,
+      segments: segmentsOf([...queuedFrom, ...own], end),
+    };
+  };
+  const nodes = steps.filter((st) => st.itemIndex === null);
+  const itemsOf = new Map();
+  for (const st of steps) {
+    if (st.itemIndex === null) continue;
+    if (!itemsOf.has(st.node)) itemsOf.set(st.node, []);
+    itemsOf.get(st.node).push(st);
+  }
+  const W = 560;
+  const labelW = 130;
+  const rowH = 20;
+  const plotW = W - labelW - 10;
+  const scale = Math.max(1, end - start);
+  const x = (t) => labelW + ((Math.min(Math.max(t, start), end) - start) / scale) * plotW;
+
+  const rowSvg = (row, i) =>
+    s(
+      'g',
+      {
+        class: 'tl-row',
+        'data-step-row': row.itemIndex === null ? row.node : `${row.node}[${row.itemIndex}]`,
+      },
+      s(
+        'text',
+        { x: labelW - 6, y: i * rowH + 14, 'text-anchor': 'end', class: 'tl-label' },
+        clip(row.label, 18),
+      ),
+      row.segments.map((seg) => {
+        const x1 = x(seg.from);
+        const width = Math.max(1.5, x(seg.to) - x1);
+        const what = `${PhaseNames[seg.phase]}${seg.phase === 'running' ? ` (attempt ${seg.attempt})` : ''}`;
+        return s(
+          'g',
+          { class: `tl-seg tl-${seg.phase}`, 'data-phase': seg.phase, 'data-attempt': seg.attempt },
+          s('rect', { x: x1, y: i * rowH + 3, width, height: rowH - 6, rx: 2 }),
+          seg.phase === 'running' &&
+            width > 22 &&
+            s('text', { x: x1 + 3, y: i * rowH + 14, class: 'tl-attempt' }, `#${seg.attempt}`),
+          s(
+            'title',
+            {},
+            `${row.label}: ${what}, ${span(seg.to - seg.from)}${seg.open ? ' so far' : ''}`,
+          ),
+        );
+      }),
+    );
+
+  const axis = (height) => {
+    const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => start + f * scale);
+    return s(
+      'g',
+      { class: 'axis' },
+      ticks.map((t, n) =>
+        s(
+          'g',
+          {},
+          s('line', { x1: x(t), x2: x(t), y1: 0, y2: height, class: 'grid' }),
+          s(
+            'text',
+            {
+              x: x(t),
+              y: height + 12,
+              'text-anchor': n === 0 ? 'start' : n === 4 ? 'end' : 'middle',
+            },
+            `+${span(t - start)}`,
+          ),
+        ),
+      ),
+    );
+  };
+  const chart = (rows, id) => {
+    const height = rows.length * rowH;
+    return s(
+      'svg',
+      {
+        viewBox: `0 0 ${W} ${height + 18}`,
+        role: 'img',
+        'aria-label': `Timeline of ${rows.length} step(s) over ${span(scale)}`,
+        ...(id ? { id } : {}),
+      },
+      axis(height),
+      rows.map(rowSvg),
+    );
+  };
+
+  const rows = nodes.map((node) => {
+    const items = itemsOf.get(node.node);
+    if (!items) return rowOf(node, node.node);
+    // A fan-out node's row: the node's own moves, summed up with its items' span.
+    const itemRows = items.map((item) => rowOf(item, `${item.node}[${item.itemIndex}]`));
+    const all = itemRows.flatMap((r) => r.segments);
+    const row = rowOf(node, `${node.node} (${items.length})`);
+    if (all.length > 0) {
+      row.segments.push({
+        phase: 'running',
+        from: Math.min(...all.map((seg) => seg.from)),
+        to: Math.max(...all.map((seg) => seg.to)),
+        attempt: 1,
+      });
+    }
+    row.items = itemRows;
+    return row;
+  });
+  const legend = h(
+    'ul',
+    { class: 'tl-legend' },
+    Object.entries(PhaseNames).map(([phase, name]) =>
+      h(
+        'li',
+        {},
+        s(
+          'svg',
+          { width: 22, height: 12, class: `tl-seg tl-${phase}` },
+          s('rect', { x: 0, y: 1, width: 22, height: 10, rx: 2 }),
+        ),
+        name,
+      ),
+    ),
+  );
+  const fanOuts = rows.filter((r) => r.items);
+  return h(
+    'div',
+    { class: 'card timeline', id: 'timeline' },
+    chart(rows),
+    legend,
+    fanOuts.map((r) =>
+      h(
+        'details',
+        { class: 'tl-items', 'data-fan-out': r.node },
+        h(
+          'summary',
+          {},
+          `${r.node}: ${r.items.length} items — ${summariseItems(itemsOf.get(r.node))}`,
+        ),
+        chart(r.items.slice(0, 200)),
+        r.items.length > 200 &&
+          h('p', { class: 'muted' }, `The first 200 of ${r.items.length} items.`),
+      ),
+    ),
+  );
+}
+
+/** `3 completed, 1 running`: a fan-out's items by state. */
+function summariseItems(items) {
+  const counts = new Map();
+  for (const item of items) counts.set(item.state, (counts.get(item.state) ?? 0) + 1);
+  return [...counts.entries()].map(([state, n]) => `${n} ${state}`).join(', ');
 }
 
 // ---------------------------------------------------------------- limits

@@ -15,6 +15,7 @@ import { healthRoutes } from './routes/health.js';
 import { limitRoutes } from './routes/limits.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { openApiRoutes } from './routes/openapi.js';
+import { overviewRoutes } from './routes/overview.js';
 import { runActionRoutes } from './routes/run-actions.js';
 import { runRoutes } from './routes/runs.js';
 import { scheduleRoutes } from './routes/schedules.js';
@@ -68,6 +69,7 @@ export function buildApp(ctx: ServerContext): { app: Hono<AppEnv>; api: Api } {
   dlqRoutes(api, ctx);
   scheduleRoutes(api, ctx);
   limitRoutes(api, ctx);
+  overviewRoutes(api, ctx);
   eventStreamRoutes(api, ctx);
   metricsRoutes(api, ctx);
   dashboardRoutes(api);

@@ -10,6 +10,9 @@ import type { NodeExplanation, RunStatus, StepEvent, StepStatus } from '@cyclone
 import type {
   BackfillResult,
   ExhaustedPage,
+  KindQueueOverview,
+  SchedulerLeaderOverview,
+  WorkerOverview,
   RedriveResult,
   RunPage,
   ScheduleFire,
@@ -22,6 +25,7 @@ import type {
   backfillResult,
   concurrencyLimit,
   exhaustedPage,
+  kindQueue,
   nodeExplanation,
   rateLimit,
   redriveResult,
@@ -29,11 +33,13 @@ import type {
   runStatus,
   scheduleFire,
   scheduleStatus,
+  schedulerLeader,
   sessionBody,
   signalReceipt,
   stepEvent,
   stepStatus,
   submittedRun,
+  workerOverview,
 } from '../src/http/response-schemas.js';
 import type { SessionBody } from '../src/routes/session.js';
 
@@ -60,6 +66,9 @@ const exact: {
   session: Describes<typeof sessionBody, SessionBody>;
   concurrencyLimit: Describes<typeof concurrencyLimit, ConcurrencyLimit>;
   rateLimit: Describes<typeof rateLimit, RateLimit>;
+  queue: Describes<typeof kindQueue, KindQueueOverview>;
+  worker: Describes<typeof workerOverview, WorkerOverview>;
+  leader: Describes<typeof schedulerLeader, SchedulerLeaderOverview>;
 } = {
   run: true,
   step: true,
@@ -76,6 +85,9 @@ const exact: {
   session: true,
   concurrencyLimit: true,
   rateLimit: true,
+  queue: true,
+  worker: true,
+  leader: true,
 };
 
 describe('the response schemas', () => {

@@ -190,6 +190,11 @@ describe('the answers', () => {
     await call('GET', '/api/limits/concurrency/{kind}', kind);
     await call('DELETE', '/api/limits/rate/{kind}', kind);
     await call('GET', '/api/limits/rate/{kind}', { kind: 'bad kind' });
+    await call('GET', '/api/queues');
+    await call('GET', '/api/run-states');
+    await call('GET', '/api/workers');
+    await call('GET', '/api/stats', {}, { query: '?window=30m' });
+    await call('GET', '/api/stats', {}, { query: '?window=2d' });
 
     await call('GET', '/metrics');
     await call('GET', '/');

@@ -22,6 +22,8 @@ import type {
   FireDueSchedulesPass,
   FireDueSchedulesResult,
   HeldStep,
+  KindMinuteCounts,
+  KindQueueOverview,
   MetricsQuery,
   MetricsSnapshot,
   NewRun,
@@ -41,6 +43,12 @@ import type {
   SubmittedRun,
   Subscription,
   UnservedStepsSweep,
+  QueueOverviewQuery,
+  StatsMinute,
+  StatsMinutesQuery,
+  WorkerDetails,
+  WorkerOverviewQuery,
+  WorkersOverview,
 } from './contract/index.js';
 import { databaseNow } from './db/database-now.js';
 import { subscribe } from './db/subscribe.js';
@@ -64,6 +72,7 @@ import { redrive } from './operator/redrive.js';
 import { resumeRun } from './operator/resume-run.js';
 import { retryRun } from './operator/retry-run.js';
 import { collectMetrics } from './reads/collect-metrics.js';
+import { queueOverview, statsMinutes, workerOverview } from './reads/overview.js';
 import { readNodeFacts } from './reads/read-node-facts.js';
 import { readRun, readRunPage, readRuns } from './reads/read-runs.js';
 import { readEvents, readLeafOutputs, readNodeOutput, readSteps } from './reads/read-steps.js';
@@ -82,6 +91,8 @@ import { deliverSignal } from './submission/deliver-signal.js';
 import { submit } from './submission/submit.js';
 import { deleteFinishedRuns } from './tables/runs/delete-finished-runs.js';
 import { deleteExpiredCache } from './tables/cache/delete-expired-cache.js';
+import { addStatsMinutes } from './tables/stats/add-stats-minutes.js';
+import { deleteOldStatsMinutes } from './tables/stats/delete-old-stats-minutes.js';
 import { TerminalRunStates } from './tables/transitions/terminal-states.js';
 import { attemptLeadership } from './tables/workers/attempt-leadership.js';
 import { removeWorker } from './tables/workers/remove-worker.js';
@@ -132,8 +143,32 @@ export class PostgresStore extends StoreBase implements CycloneStore {
     return this.guard('heartbeat', () => heartbeat(this.exec, held, leaseMs));
   }
 
-  registerWorker(workerId: string, kinds: readonly string[]): Promise<void> {
-    return this.guard('registerWorker', () => upsertWorker(this.exec, { workerId, kinds }));
+  registerWorker(
+    workerId: string,
+    kinds: readonly string[],
+    details?: WorkerDetails,
+  ): Promise<void> {
+    return this.guard('registerWorker', () =>
+      upsertWorker(this.exec, {
+        workerId,
+        kinds,
+        host: details?.host ?? null,
+        pid: details?.pid ?? null,
+        concurrency: details?.concurrency ?? null,
+      }),
+    );
+  }
+
+  async addStatsMinutes(counts: readonly KindMinuteCounts[]): Promise<void> {
+    if (counts.length === 0) return;
+    await this.guard('addStatsMinutes', () =>
+      addStatsMinutes(this.exec, {
+        kinds: counts.map((c) => c.kind),
+        completed: counts.map((c) => c.completed),
+        failed: counts.map((c) => c.failed),
+        waitBuckets: counts.flatMap((c) => c.waitBuckets),
+      }),
+    );
   }
 
   deregisterWorker(workerId: string): Promise<void> {
@@ -176,6 +211,12 @@ export class PostgresStore extends StoreBase implements CycloneStore {
 
   deleteExpiredCache(limit = 1000): Promise<number> {
     return this.guard('deleteExpiredCache', () => deleteExpiredCache(this.exec, { limit }));
+  }
+
+  deleteOldStatsMinutes(keepMs: number, limit = 5_000): Promise<number> {
+    return this.guard('deleteOldStatsMinutes', () =>
+      deleteOldStatsMinutes(this.exec, { keepMs, limit }),
+    );
   }
 
   attemptLeadership(name: string, holder: string, leaseMs: number): Promise<boolean> {
@@ -270,6 +311,18 @@ export class PostgresStore extends StoreBase implements CycloneStore {
 
   collectMetrics(query: MetricsQuery = {}): Promise<MetricsSnapshot> {
     return this.guard('collectMetrics', () => collectMetrics(this.exec, query));
+  }
+
+  queueOverview(query: QueueOverviewQuery = {}): Promise<KindQueueOverview[]> {
+    return this.guard('queueOverview', () => queueOverview(this.exec, query));
+  }
+
+  workerOverview(query: WorkerOverviewQuery = {}): Promise<WorkersOverview> {
+    return this.guard('workerOverview', () => workerOverview(this.exec, query));
+  }
+
+  statsMinutes(query: StatsMinutesQuery): Promise<StatsMinute[]> {
+    return this.guard('statsMinutes', () => statsMinutes(this.exec, query));
   }
 
   upsertSchedule(schedule: ScheduleUpsert): Promise<ScheduleStatus> {

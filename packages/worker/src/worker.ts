@@ -22,7 +22,8 @@ import type { StopOptions, WorkerOptions } from './options.js';
 import { Producer } from './producer.js';
 import { Recorder } from './recorder.js';
 import { handleProcessSignals } from './signal-handler.js';
-import { NoStepMetrics } from './step-metrics.js';
+import { bothStepMetrics, MinuteCounts } from './minute-counts.js';
+import { StatsFlusher } from './stats-flusher.js';
 import { resolveWorkerConfig, type WorkerConfig } from './worker-config.js';
 
 export { FastHandlerMs } from './producer.js';
@@ -75,6 +76,7 @@ export class Worker {
   private readonly executor: Executor;
   private readonly recorder: Recorder;
   private readonly leaseKeeper: LeaseKeeper;
+  private readonly statsFlusher: StatsFlusher;
   private registrationTimer: NodeJS.Timeout | undefined;
   private state: 'idle' | 'starting' | 'running' | 'stopping' | 'stopped' = 'idle';
   private stopping: Promise<void> | undefined;
@@ -118,12 +120,16 @@ export class Worker {
       logger: this.logger,
     });
     const metrics = this.metricsOrError instanceof WorkerMetrics ? this.metricsOrError : undefined;
+    // The overview's per-minute counts see what the metrics see, and are written in batches.
+    const minuteCounts = new MinuteCounts();
+    this.statsFlusher = new StatsFlusher(this.store, minuteCounts, this.logger);
+    const stepMetrics = metrics ? bothStepMetrics(minuteCounts, metrics) : minuteCounts;
     // Claims and completions are measured and traced by wrapping the store they go through.
-    const store = observedStore(this.store, metrics ?? NoStepMetrics);
+    const store = observedStore(this.store, stepMetrics);
     this.scheduler = embeddedScheduler(options, this.logger, metrics?.registry);
-    this.recorder = new Recorder(store, config, this.logger, metrics);
+    this.recorder = new Recorder(store, config, this.logger, stepMetrics);
     this.executor = new Executor({
-      metrics: metrics ?? NoStepMetrics,
+      metrics: stepMetrics,
       handlers: config.handlers,
       logger: this.logger,
       recorder: this.recorder,
@@ -198,11 +204,11 @@ export class Worker {
       throw error instanceof CycloneError ? error : new WorkerStartError(this.id, { cause: error });
     }
     const listening = await this.producer.listen((stepIds) => this.leaseKeeper.abortEnded(stepIds));
-    await this.store.registerWorker(this.id, this.config.kinds);
+    await this.register();
     // Child nodes (and schedules) start workflows by name, in whichever process settles them.
     await this.store.registerWorkflows(this.config.workflows);
     this.registrationTimer = setInterval(() => {
-      this.store.registerWorker(this.id, this.config.kinds).catch((error: unknown) => {
+      this.register().catch((error: unknown) => {
         this.logger.warn(
           { error: loggableError(error) },
           'refreshing the worker registration failed',
@@ -211,6 +217,7 @@ export class Worker {
     }, WorkerRegistrationRefreshMs);
     this.state = 'running';
     this.leaseKeeper.start();
+    this.statsFlusher.start();
     if (this.config.signalStopMs !== undefined) {
       const timeout = this.config.signalStopMs;
       this.uninstallSignals = handleProcessSignals(
@@ -258,6 +265,7 @@ export class Worker {
     this.leaseKeeper.stop();
     clearInterval(this.registrationTimer);
     await this.recorder.idle();
+    await this.statsFlusher.stop();
     await this.store.deregisterWorker(this.id).catch((error: unknown) => {
       this.logger.warn(
         { error: loggableError(error) },
@@ -268,6 +276,15 @@ export class Worker {
     this.state = 'stopped';
     await this.closeConnection();
     this.logger.info('worker stopped');
+  }
+
+  /** Registers (or refreshes) this worker, with where it runs, in `cyclone_workers`. */
+  private register(): Promise<void> {
+    return this.store.registerWorker(this.id, this.config.kinds, {
+      host: hostname(),
+      pid: process.pid,
+      concurrency: this.config.concurrency,
+    });
   }
 
   /** Cuts a shutdown's wait for handlers short. */

@@ -18,6 +18,10 @@ const Tags = [
   { name: 'run actions', description: "An operator's actions on a run, and signals" },
   { name: 'dlq', description: 'Discarded steps and their redrive' },
   { name: 'schedules', description: 'Cron schedules and their fires' },
+  {
+    name: 'overview',
+    description: 'The whole system: queues by kind, workers, throughput and queue wait per minute',
+  },
   { name: 'server', description: 'Health, metrics, the live stream, the session, this document' },
   { name: 'dashboard', description: 'The dashboard page and its files' },
 ];

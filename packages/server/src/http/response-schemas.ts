@@ -307,3 +307,111 @@ export const rateLimitAnswer = z.object({ limit: rateLimit }).meta({ id: 'RateLi
 export const limitRemoved = z
   .object({ kind: z.string(), removed: z.enum(['concurrency', 'rate']) })
   .meta({ id: 'LimitRemoved' });
+/** `KindQueueOverview`. */
+export const kindQueue = z
+  .object({
+    kind: z.string(),
+    available: z.number().int().meta({ description: 'Steps in `available`, due or not' }),
+    ready: z.number().int().meta({ description: 'Available steps whose time has come' }),
+    running: z.number().int(),
+    waitingOnLimit: z
+      .number()
+      .int()
+      .meta({ description: 'Ready steps held back by the kind’s concurrency cap' }),
+    scheduledLater: z
+      .number()
+      .int()
+      .meta({ description: 'Available steps whose time has not come (delay, backoff, snooze)' }),
+    discardedLastHour: z.number().int(),
+    oldestReadyAgeSeconds: z.number().meta({ description: '0 when no step is ready' }),
+  })
+  .meta({ id: 'KindQueue' });
+
+/** `GET /api/run-states`. */
+export const runStateCounts = z
+  .object({
+    runs: z
+      .array(z.object({ state: runState, runs: z.number().int() }))
+      .readonly()
+      .meta({ description: 'Every run state, zeros included' }),
+  })
+  .meta({ id: 'RunStateCounts' });
+
+/** `GET /api/queues`. */
+export const queueList = z
+  .object({ queues: z.array(kindQueue).readonly() })
+  .meta({ id: 'QueueList' });
+
+/** `HeldStepOverview`. */
+const heldStep = z
+  .object({
+    id: z.string(),
+    runId: z.string(),
+    node: z.string(),
+    kind: z.string(),
+    startedAt: z.date(),
+  })
+  .meta({ id: 'HeldStep' });
+
+/** `WorkerOverview`. */
+export const workerOverview = z
+  .object({
+    id: z.string(),
+    host: z.string().nullable(),
+    pid: z.number().int().nullable(),
+    kinds: z.array(z.string()).readonly(),
+    concurrency: z.number().int().nullable(),
+    live: z.boolean().meta({ description: 'Refreshed its registration within the liveness' }),
+    heldCount: z.number().int(),
+    heldSteps: z.array(heldStep).readonly().meta({ description: 'The first 20, oldest first' }),
+    lastHeartbeatAt: z.date(),
+    startedAt: z.date(),
+  })
+  .meta({ id: 'Worker' });
+
+/** `SchedulerLeaderOverview`. */
+export const schedulerLeader = z
+  .object({
+    holder: z.string(),
+    active: z.boolean(),
+    lastPassAt: z.date(),
+    expiresAt: z.date(),
+    ledSince: z.date(),
+  })
+  .meta({ id: 'SchedulerLeader' });
+
+/** `GET /api/workers`. */
+export const workersAnswer = z
+  .object({
+    now: z.date().meta({ description: 'The database clock, against which to read the times' }),
+    live: z.array(workerOverview).readonly(),
+    stopped: z
+      .array(workerOverview)
+      .readonly()
+      .meta({ description: 'Workers that stopped refreshing within the last hour (crashed)' }),
+    leader: schedulerLeader.nullable(),
+  })
+  .meta({ id: 'Workers' });
+
+/** One minute of `GET /api/stats`. */
+export const statsMinute = z
+  .object({
+    minute: z.date(),
+    completed: z.number().int(),
+    failed: z.number().int().meta({ description: 'Failed attempts (retried or discarded)' }),
+    waitP50Ms: z.number().nullable().meta({ description: 'Queue wait, null with no start' }),
+    waitP95Ms: z.number().nullable(),
+  })
+  .meta({ id: 'StatsMinute' });
+
+/** `GET /api/stats`. */
+export const statsAnswer = z
+  .object({
+    window: z.string(),
+    kind: z.string().nullable(),
+    minutes: z
+      .array(statsMinute)
+      .readonly()
+      .meta({ description: 'Every minute of the window, oldest first, zeros included' }),
+  })
+  .meta({ id: 'Stats' });

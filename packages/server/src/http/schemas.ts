@@ -69,6 +69,11 @@ export const runsQuery = z.strictObject({
     .transform((values) => values?.flatMap((v) => v.split(',')).filter((v) => v !== ''))
     .pipe(z.array(z.enum(runStates)).optional()),
   workflow: z.string().min(1).optional(),
+  idempotencyKey: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ description: 'Only the run submitted with this idempotency key' }),
   since: isoTime.optional(),
   until: isoTime.optional(),
   /** Only the child runs of this run. */
@@ -193,3 +198,19 @@ export const rateLimitBody = z.strictObject({
     }),
   perKey: perKeyField,
 });
+/** `GET /api/stats`: a window from one minute to a day, and an optional kind. */
+export const statsQuery = z.strictObject({
+  window: z
+    .string()
+    .regex(/^[1-9][0-9]*[mh]$/, { message: "expected minutes or hours: '30m', '1h', '24h'" })
+    .refine((v) => windowMs(v) <= 24 * 3_600_000, { message: 'expected at most 24h' })
+    .optional()
+    .meta({ description: "How far back: minutes or hours up to a day ('30m', '1h', '24h'); 1h" }),
+  kind: z.string().min(1).optional().meta({ description: 'Only this handler kind' }),
+});
+
+/** The milliseconds of a `statsQuery` window (`'30m'`, `'1h'`). */
+export function windowMs(window: string): number {
+  const n = Number(window.slice(0, -1));
+  return n * (window.endsWith('h') ? 3_600_000 : 60_000);
+}

@@ -38,6 +38,7 @@ export function runRoutes(api: Api, ctx: ServerContext): void {
       const page = await client.listRuns({
         ...(q.state && q.state.length > 0 ? { states: q.state as RunState[] } : {}),
         ...(q.workflow === undefined ? {} : { workflow: q.workflow }),
+        ...(q.idempotencyKey === undefined ? {} : { idempotencyKey: q.idempotencyKey }),
         ...(q.since === undefined ? {} : { createdAfter: q.since }),
         ...(q.until === undefined ? {} : { createdBefore: q.until }),
         ...(q.parent === undefined ? {} : { parentRunId: q.parent }),

@@ -13,6 +13,7 @@ import type { OperatorCommands } from './operator-store.js';
 import type { ScheduleCommands } from './schedule-store.js';
 import type { MetricsReads } from './metrics-reads.js';
 import type { LimitCommands } from './limit-store.js';
+import type { OverviewReads } from './overview-reads.js';
 
 export type * from './worker-store.js';
 export type * from './new-run.js';
@@ -26,6 +27,7 @@ export type * from './schema-check.js';
 export type * from './schedule-store.js';
 export type * from './metrics-reads.js';
 export type * from './limit-store.js';
+export type * from './overview-reads.js';
 
 /** What `@cyclone/client` uses. */
 export type ClientStore = RunCommands &
@@ -34,6 +36,7 @@ export type ClientStore = RunCommands &
   RunReads &
   ScheduleCommands &
   MetricsReads &
+  OverviewReads &
   StoreNotifications;
 
 /** Everything a Cyclone store does. */
@@ -45,4 +48,5 @@ export type CycloneStore = WorkerStore &
   MaintenanceStore &
   ScheduleCommands &
   MetricsReads &
+  OverviewReads &
   StoreNotifications;

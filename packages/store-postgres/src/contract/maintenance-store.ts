@@ -80,4 +80,9 @@ export interface MaintenanceStore extends SchemaCheck, ScheduleMaintenance {
    * their ttl). Returns how many it deleted.
    */
   deleteExpiredCache(limit?: number): Promise<number>;
+  /**
+   * Retention of the overview's counts: deletes up to `limit` rows of `cyclone_stats_minutes`
+   * whose minute began longer ago than `keepMs`. Returns how many it deleted.
+   */
+  deleteOldStatsMinutes(keepMs: number, limit?: number): Promise<number>;
 }

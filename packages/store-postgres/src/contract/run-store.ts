@@ -18,6 +18,8 @@ export interface RunQuery {
   readonly parentRunId?: string;
   readonly createdAfter?: Date;
   readonly createdBefore?: Date;
+  /** Only the run submitted with this idempotency key (as stored: a batch's keys end in `:index`). */
+  readonly idempotencyKey?: string;
   /** The `nextCursor` of the previous page. */
   readonly cursor?: string;
   /** @defaultValue 50 */

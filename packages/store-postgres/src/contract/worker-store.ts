@@ -40,6 +40,25 @@ export interface ClaimedStep {
   readonly queueWaitMs: number;
 }
 
+/** Where a worker runs, as the operators' overview shows it. */
+export interface WorkerDetails {
+  readonly host: string;
+  readonly pid: number;
+  /** How many steps it runs at once. */
+  readonly concurrency: number;
+}
+
+/** What a worker counted for one kind since its last flush. */
+export interface KindMinuteCounts {
+  readonly kind: string;
+  /** Successes recorded. */
+  readonly completed: number;
+  /** Failures recorded (retried or discarded). */
+  readonly failed: number;
+  /** Queue waits of the steps claimed, in core's `WaitBucketCount` log buckets (`waitBucketOf`). */
+  readonly waitBuckets: readonly number[];
+}
+
 /** A held step: the pair every fenced write is checked against. */
 export interface HeldStep {
   readonly stepId: string;
@@ -92,8 +111,21 @@ export interface WorkerStore extends SchemaCheck {
   release(stepId: string, claimToken: string): Promise<boolean>;
   /** Extends the leases of held steps; returns the ids still held (the others were lost). */
   heartbeat(held: readonly HeldStep[], leaseMs: number): Promise<Set<string>>;
-  /** Registers (or refreshes) a live worker and the kinds it handles. */
-  registerWorker(workerId: string, kinds: readonly string[]): Promise<void>;
+  /**
+   * Registers (or refreshes) a live worker and the kinds it handles, with where it runs (shown by
+   * the operators' overview).
+   */
+  registerWorker(
+    workerId: string,
+    kinds: readonly string[],
+    details?: WorkerDetails,
+  ): Promise<void>;
+  /**
+   * Adds what a worker counted since its last flush to the current minute's rows of
+   * `cyclone_stats_minutes` (database clock), one upsert for all kinds. Nothing is sent for an
+   * empty list.
+   */
+  addStatsMinutes(counts: readonly KindMinuteCounts[]): Promise<void>;
   /** Forgets a stopped worker. */
   deregisterWorker(workerId: string): Promise<void>;
   /**

@@ -28,6 +28,8 @@ export interface Tables {
   readonly rateStarts: string;
   /** The result cache: outputs of cached task nodes by kind and key. */
   readonly cache: string;
+  /** Throughput and queue wait per minute and kind, as workers flush them. */
+  readonly statsMinutes: string;
   /** Where `migrate()` records the applied migrations. */
   readonly migrations: string;
 }
@@ -53,6 +55,7 @@ export function tablesIn(schema = 'public'): Tables {
     limits: q('cyclone_limits'),
     rateStarts: q('cyclone_rate_starts'),
     cache: q('cyclone_cache'),
+    statsMinutes: q('cyclone_stats_minutes'),
     migrations: q('cyclone_migrations'),
   };
 }

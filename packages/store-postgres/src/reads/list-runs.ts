@@ -6,6 +6,7 @@ import { runColumns, type RunReadRow } from './run-columns.js';
 export interface ListRunsParams {
   states: readonly string[] | null;
   workflow: string | null;
+  idempotencyKey: string | null;
   /** Only the child runs of this run. */
   parentRunId: string | null;
   createdAfter: Date | null;
@@ -20,7 +21,7 @@ export interface ListRunsParams {
 export type ListedRunRow = RunReadRow & { cursor_at: string };
 
 /**
- * Runs newest first, filtered by state, workflow, parent run and creation time, paginated by a keyset cursor
+ * Runs newest first, filtered by state, workflow, idempotency key, parent run and creation time, paginated by a keyset cursor
  * (`cursor_at` is `created_at` at full microsecond precision, which a JavaScript Date would lose).
  */
 const statement = defineStatement<ListRunsParams, ListedRunRow>(
@@ -29,6 +30,7 @@ const statement = defineStatement<ListRunsParams, ListedRunRow>(
 SELECT ${runColumns(t)}, r.created_at::text AS cursor_at FROM ${t.runs} r
 WHERE (${p.states}::text[] IS NULL OR r.state = ANY(${p.states}::text[]))
   AND (${p.workflow}::text IS NULL OR r.workflow = ${p.workflow}::text)
+  AND (${p.idempotencyKey}::text IS NULL OR r.idempotency_key = ${p.idempotencyKey}::text)
   AND (${p.parentRunId}::uuid IS NULL OR r.parent_run_id = ${p.parentRunId}::uuid)
   AND (${p.createdAfter}::timestamptz IS NULL OR r.created_at >= ${p.createdAfter}::timestamptz)
   AND (${p.createdBefore}::timestamptz IS NULL OR r.created_at < ${p.createdBefore}::timestamptz)

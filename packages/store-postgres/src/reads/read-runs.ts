@@ -32,6 +32,7 @@ export async function readRunPage(db: Executor, query: RunQuery = {}): Promise<R
   const rows = await listRuns(db, {
     states: query.states && query.states.length > 0 ? query.states : null,
     workflow: query.workflow ?? null,
+    idempotencyKey: query.idempotencyKey ?? null,
     parentRunId: query.parentRunId ?? null,
     createdAfter: query.createdAfter ?? null,
     createdBefore: query.createdBefore ?? null,

@@ -27,4 +27,5 @@ export { cycloneWorkers } from './workers.js';
 export { cycloneSettlements } from './settlements.js';
 export { cycloneLimits, cycloneRateStarts } from './limits.js';
 export { cycloneCache } from './result-cache.js';
+export { cycloneStatsMinutes } from './stats-minutes.js';
 export type { RowOf, RunRecord, StepRecord, EventRecord } from './rows.js';
