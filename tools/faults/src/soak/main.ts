@@ -1,0 +1,96 @@
+/**
+ * `npm run soak`: a long run at a fixed rate through a held snapshot and a burst, printing a line
+ * a minute and judging the pass criteria at the end (exit 1 when one fails). See
+ * docs/reliability.md, "The soak".
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { judge } from './criteria.js';
+import { prepareDatabase, vacuumSettings } from './database.js';
+import { mb, ms } from './figures.js';
+import { parseSoakOptions, SoakUsage, SoakUsageError } from './options.js';
+import { runSoak } from './soak.js';
+
+async function main(): Promise<number> {
+  let options;
+  try {
+    options = parseSoakOptions(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof SoakUsageError)) throw error;
+    console.error(`${error.message}\n${SoakUsage}`);
+    return 2;
+  }
+  const database = await prepareDatabase(options);
+  try {
+    const settingsPool = new pg.Pool({ connectionString: database.url, max: 1 });
+    const server = await vacuumSettings(settingsPool);
+    await settingsPool.end();
+    const retentionSeconds = options.retentionSeconds ?? Math.round(options.minutes * 6);
+    console.log(
+      `[soak] ${options.minutes} min, ${options.workers} workers x ${options.concurrency}, retention ${retentionSeconds} s; server ${Object.entries(
+        server,
+      )
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}`,
+    );
+    if (server.autovacuum === 'off') {
+      console.log(
+        "[soak] warning: autovacuum is off on this server; dead tuples pile up whatever Cyclone does (run without --database-url for a cluster of the soak's own)",
+      );
+    }
+    const startedAt = new Date();
+    const result = await runSoak({
+      url: database.url,
+      minutes: options.minutes,
+      rate: options.rate,
+      workers: options.workers,
+      concurrency: options.concurrency,
+      retentionSeconds,
+    });
+    console.log(
+      '[soak] phase        s  offered/s done/s  wait p50/p99     claim p50/p99    tables (heap+idx)      dead  autovacuums',
+    );
+    for (const p of result.phases) {
+      console.log(
+        `[soak] ${p.phase.padEnd(11)} ${String(p.seconds).padStart(4)} ${String(p.offeredPerS).padStart(8)} ${String(
+          p.completedPerS,
+        ).padStart(
+          7,
+        )}  ${`${ms(p.waitP50Ms)}/${ms(p.waitP99Ms)}`.padEnd(15)} ${`${ms(p.claimP50Ms)}/${ms(
+          p.claimP99Ms,
+        )}`.padEnd(
+          16,
+        )} ${`${mb(p.totalBytes)} (${mb(p.heapBytes)}+${mb(p.indexBytes)})`.padEnd(22)} ${String(
+          p.dead,
+        ).padStart(6)} ${p.autovacuums}`,
+      );
+    }
+    console.log(
+      `[soak] submitted ${result.submitted}; ${result.bytesPerKeptRun} bytes per run kept at the end`,
+    );
+    const verdicts = judge(result);
+    for (const v of verdicts) {
+      console.log(`[soak] ${v.passed ? 'PASS' : 'FAIL'} ${v.criterion}: ${v.measured}`);
+    }
+    const passed = verdicts.every((v) => v.passed);
+    mkdirSync(options.out, { recursive: true });
+    const file = path.join(
+      options.out,
+      `soak-${options.minutes}m-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`,
+    );
+    writeFileSync(
+      file,
+      `${JSON.stringify({ startedAt, options: { ...options, retentionSeconds }, server, result, verdicts, passed }, null, 2)}\n`,
+    );
+    console.log(`[soak] ${passed ? 'passed' : 'FAILED'}; figures in ${file}`);
+    return passed ? 0 : 1;
+  } finally {
+    await database.release().catch((error: unknown) => console.error('[soak] drop failed', error));
+  }
+}
+
+process.exitCode = await main().catch((error: unknown) => {
+  console.error('[soak] error', error);
+  return 1;
+});
