@@ -11,6 +11,7 @@ import { prepareDatabase, vacuumSettings } from './database.js';
 import { mb, ms } from './figures.js';
 import { parseSoakOptions, SoakUsage, SoakUsageError } from './options.js';
 import { runSoak } from './soak.js';
+import { WorkerPool } from './worker-pool.js';
 
 async function main(): Promise<number> {
   let options;
@@ -21,7 +22,18 @@ async function main(): Promise<number> {
     console.error(`${error.message}\n${SoakUsage}`);
     return 2;
   }
-  const database = await prepareDatabase(options);
+  const began = Date.now();
+  // The worker processes load their code while the database is made.
+  const workers = new WorkerPool();
+  workers.spawn(options.workers, options.concurrency);
+  let database;
+  try {
+    database = await prepareDatabase(options);
+  } catch (error) {
+    await workers.stop();
+    throw error;
+  }
+  const databaseS = Math.round((Date.now() - began) / 100) / 10;
   try {
     const settingsPool = new pg.Pool({ connectionString: database.url, max: 1 });
     const server = await vacuumSettings(settingsPool);
@@ -40,14 +52,10 @@ async function main(): Promise<number> {
       );
     }
     const startedAt = new Date();
-    const result = await runSoak({
-      url: database.url,
-      minutes: options.minutes,
-      rate: options.rate,
-      workers: options.workers,
-      concurrency: options.concurrency,
-      retentionSeconds,
-    });
+    const result = await runSoak(
+      { url: database.url, minutes: options.minutes, rate: options.rate, retentionSeconds },
+      workers,
+    );
     console.log(
       '[soak] phase        s  offered/s done/s  wait p50/p99     claim p50/p99    tables (heap+idx)      dead  autovacuums',
     );
@@ -66,8 +74,9 @@ async function main(): Promise<number> {
         ).padStart(6)} ${p.autovacuums}`,
       );
     }
+    const { timings } = result;
     console.log(
-      `[soak] submitted ${result.submitted}; ${result.bytesPerKeptRun} bytes per run kept at the end`,
+      `[soak] submitted ${result.submitted}; ${result.bytesPerKeptRun} bytes per run kept at the end; seconds: database ${databaseS}, processes ${timings.start}, calibration ${timings.calibration}, phases ${timings.phases}, drain ${timings.drain}`,
     );
     const verdicts = judge(result);
     for (const v of verdicts) {
@@ -86,6 +95,7 @@ async function main(): Promise<number> {
     console.log(`[soak] ${passed ? 'passed' : 'FAILED'}; figures in ${file}`);
     return passed ? 0 : 1;
   } finally {
+    await workers.stop();
     await database.release().catch((error: unknown) => console.error('[soak] drop failed', error));
   }
 }

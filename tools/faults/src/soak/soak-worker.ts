@@ -1,6 +1,7 @@
 /**
- * A worker process of the soak (`npm run soak`). Configured by the environment: `SOAK_DATABASE_URL`
- * (required), `SOAK_WORKER_ID`, `SOAK_CONCURRENCY` (default 25). It handles `soak.work`, whose
+ * A worker process of the soak (`npm run soak`). Configured by the environment: `SOAK_WORKER_ID`,
+ * `SOAK_CONCURRENCY` (default 25); it loads its code, says `loaded`, and starts its worker once the
+ * database's URL arrives on stdin (so that loading overlaps the database's creation). It handles `soak.work`, whose
  * handler returns its input at once, and writes one JSON line a second on stdout: the inputs whose
  * handler returned (`done`), and the time of each claim statement and the queue wait of each step
  * it claimed (by the database's clock), so that the soak reads exact quantiles rather than
@@ -11,7 +12,15 @@ import { pino } from 'pino';
 import { Worker } from '@cyclone/worker';
 
 const env = process.env;
-const url = env.SOAK_DATABASE_URL!;
+process.stdout.write(`${JSON.stringify({ loaded: true })}\n`);
+const url = await new Promise<string>((resolve) => {
+  let text = '';
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (chunk: string) => {
+    text += chunk;
+    if (text.includes('\n')) resolve(text.split('\n')[0]!.trim());
+  });
+});
 const id = env.SOAK_WORKER_ID ?? `soak-worker-${process.pid}`;
 const concurrency = Number(env.SOAK_CONCURRENCY ?? 25);
 

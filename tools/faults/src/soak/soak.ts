@@ -13,7 +13,7 @@ import { clock, mb, ms, quantile } from './figures.js';
 import { Ledger } from './ledger.js';
 import { phaseAt, soakPhases, type Phase, type PhaseName } from './phases.js';
 import { readTableStats, totals, type TableStats } from './table-stats.js';
-import { WorkerPool, type WorkerReport } from './worker-pool.js';
+import { type WorkerPool, type WorkerReport } from './worker-pool.js';
 
 const kind = 'soak.work';
 /** Rows per `enqueueMany` call at most. */
@@ -26,8 +26,6 @@ export interface SoakSettings {
   readonly minutes: number;
   /** Steps/s; undefined: half the calibrated maximum. */
   readonly rate: number | undefined;
-  readonly workers: number;
-  readonly concurrency: number;
   readonly retentionSeconds: number;
 }
 
@@ -69,6 +67,8 @@ export interface SoakResult {
   readonly tables: TableStats[];
   /** Bytes per run kept by retention at the end (the tables' size over the runs in them). */
   readonly bytesPerKeptRun: number;
+  /** Seconds spent starting the processes, calibrating, in the phases and draining. */
+  readonly timings: { start: number; calibration: number; phases: number; drain: number };
 }
 
 interface PhaseSamples {
@@ -87,14 +87,14 @@ function delay(msValue: number): Promise<void> {
 }
 
 /** Runs a soak; resolves with its figures (the pass criteria are judged by the caller). */
-export async function runSoak(settings: SoakSettings): Promise<SoakResult> {
+export async function runSoak(settings: SoakSettings, workers: WorkerPool): Promise<SoakResult> {
   const ledger = new Ledger();
   const phases = soakPhases(settings.minutes);
   const samples = new Map<PhaseName, PhaseSamples>();
   let current: PhaseSamples | undefined;
   // The report window: what arrived since the last line.
   let window = { completed: 0, claimMs: [] as number[], waitMs: [] as number[] };
-  const onReport = (report: WorkerReport) => {
+  workers.onReport = (report: WorkerReport) => {
     for (const i of report.done) ledger.record(i);
     window.completed += report.done.length;
     window.claimMs.push(...report.claimMs);
@@ -114,7 +114,6 @@ export async function runSoak(settings: SoakSettings): Promise<SoakResult> {
     retention: `${settings.retentionSeconds}s`,
     logger: pino({ level: 'warn' }, pino.destination(2)),
   });
-  const workers = new WorkerPool(onReport);
   const holder = new pg.Client({ connectionString: urlNamed(settings.url, 'soak-snapshot') });
   await holder.connect();
   let holding = false;
@@ -139,17 +138,26 @@ export async function runSoak(settings: SoakSettings): Promise<SoakResult> {
     }
   };
 
+  const began = Date.now();
+  const mark = () => {
+    const now = Date.now();
+    const seconds = Math.round((now - lastMark) / 100) / 10;
+    lastMark = now;
+    return seconds;
+  };
+  let lastMark = began;
   try {
     await scheduler.start();
-    await workers.start(settings.url, settings.workers, settings.concurrency);
+    await workers.start(settings.url);
+    const startS = mark();
 
     // Calibration: a backlog kept above what the workers take in one go, for a while; the rate is
     // what they drained once warm.
     let calibratedMaxPerS: number | undefined;
     let rate = settings.rate;
     if (rate === undefined) {
-      const warmMs = 3_000;
-      const countMs = settings.minutes >= 10 ? 20_000 : 10_000;
+      const warmMs = settings.minutes >= 10 ? 3_000 : 2_000;
+      const countMs = settings.minutes >= 10 ? 20_000 : 8_000;
       const startedAt = Date.now();
       let countedFrom: number | undefined;
       while (Date.now() - startedAt < warmMs + countMs) {
@@ -166,6 +174,7 @@ export async function runSoak(settings: SoakSettings): Promise<SoakResult> {
       );
       await waitForDrain('calibration drain', 120_000);
     }
+    const calibrationS = mark();
     const reportMs = Math.min(60_000, Math.max(10_000, settings.minutes * 2_000));
 
     // The phases; what the calibration's backlog left in the report window is not theirs.
@@ -240,8 +249,10 @@ export async function runSoak(settings: SoakSettings): Promise<SoakResult> {
     }
     if (holding) await holder.query('COMMIT');
 
+    const phasesS = mark();
     console.log(`[soak] phases over; draining ${ledger.outstanding} outstanding steps`);
     await waitForDrain('final drain', 180_000);
+    const drainS = mark();
     await workers.stop();
 
     const [unfinished] = (
@@ -262,10 +273,13 @@ export async function runSoak(settings: SoakSettings): Promise<SoakResult> {
       if (from === undefined) return undefined;
       const after = outstandingSeries.filter((s) => s.at >= from);
       for (let k = 0; k < after.length; k++) {
-        const stays = after
-          .slice(k)
-          .filter((s) => s.at <= after[k]!.at + 10_000)
-          .every((s) => s.n <= steadyOutstandingBound);
+        let stays = true;
+        for (let j = k; j < after.length && after[j]!.at <= after[k]!.at + 10_000; j++) {
+          if (after[j]!.n > steadyOutstandingBound) {
+            stays = false;
+            break;
+          }
+        }
         if (stays) return (after[k]!.at - from) / 1000;
       }
       return undefined;
@@ -307,6 +321,7 @@ export async function runSoak(settings: SoakSettings): Promise<SoakResult> {
       unfinishedRuns: unfinished!.n,
       tables,
       bytesPerKeptRun: Math.round(totals(tables).totalBytes / Math.max(1, kept!.n)),
+      timings: { start: startS, calibration: calibrationS, phases: phasesS, drain: drainS },
     };
   } finally {
     await holder.end().catch(() => undefined);

@@ -20,33 +20,44 @@ export interface WorkerReport {
 export class WorkerPool {
   private readonly children: ChildProcess[] = [];
   private readonly exits: Promise<number | null>[] = [];
+  private readonly ready: Promise<void>[] = [];
 
-  constructor(private readonly onReport: (report: WorkerReport) => void) {}
+  /** Called with every report of a worker process. */
+  onReport: (report: WorkerReport) => void = () => undefined;
 
-  /** Starts `count` worker processes and waits until each is ready. */
-  async start(url: string, count: number, concurrency: number): Promise<void> {
-    const ready: Promise<void>[] = [];
+  /**
+   * Starts `count` worker processes, which load their code and wait for the database's URL: give
+   * it with {@link start} once the database is migrated.
+   */
+  spawn(count: number, concurrency: number): void {
     for (let n = 1; n <= count; n++) {
-      const named = new URL(url);
-      named.searchParams.set('application_name', `soak-worker-${n}`);
       const child = spawn(
         process.execPath,
         ['--conditions=@cyclone/source', '--import', 'tsx', workerScript],
         {
           env: {
             ...process.env,
-            SOAK_DATABASE_URL: named.toString(),
             SOAK_WORKER_ID: `soak-worker-${n}`,
             SOAK_CONCURRENCY: String(concurrency),
           },
-          stdio: ['ignore', 'pipe', 'inherit'],
+          stdio: ['pipe', 'pipe', 'inherit'],
         },
       );
+      child.stdin.on('error', () => undefined);
       this.children.push(child);
       this.exits.push(new Promise((resolve) => child.on('exit', (code) => resolve(code))));
-      ready.push(this.follow(child, n));
+      this.ready.push(this.follow(child, n));
     }
-    await Promise.all(ready);
+  }
+
+  /** Gives each worker process the database's URL and waits until each is started. */
+  async start(url: string): Promise<void> {
+    this.children.forEach((child, k) => {
+      const named = new URL(url);
+      named.searchParams.set('application_name', `soak-worker-${k + 1}`);
+      child.stdin!.write(`${named.toString()}\n`);
+    });
+    await Promise.all(this.ready);
   }
 
   private follow(child: ChildProcess, n: number): Promise<void> {
@@ -60,9 +71,12 @@ export class WorkerPool {
         partial = lines.pop()!;
         for (const text of lines) {
           if (text.trim() === '') continue;
-          const line = JSON.parse(text) as { ready?: string } & Omit<WorkerReport, 'at'>;
+          const line = JSON.parse(text) as { ready?: string; loaded?: boolean } & Omit<
+            WorkerReport,
+            'at'
+          >;
           if (line.ready !== undefined) resolve();
-          else this.onReport({ ...line, at: Date.now() });
+          else if (line.loaded === undefined) this.onReport({ ...line, at: Date.now() });
         }
       });
     });
