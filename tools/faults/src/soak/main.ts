@@ -3,15 +3,54 @@
  * a minute and judging the pass criteria at the end (exit 1 when one fails). See
  * docs/reliability.md, "The soak".
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { judge } from './criteria.js';
+import { judge, type Verdict } from './criteria.js';
 import { prepareDatabase, vacuumSettings } from './database.js';
 import { mb, ms } from './figures.js';
 import { parseSoakOptions, SoakUsage, SoakUsageError } from './options.js';
-import { runSoak } from './soak.js';
+import { runSoak, type SoakResult } from './soak.js';
 import { WorkerPool } from './worker-pool.js';
+
+/** The figures of every phase, one line each. */
+function printPhases(result: SoakResult): void {
+  console.log(
+    '[soak] phase        s  offered/s done/s  wait p50/p99     claim p50/p99    tables (heap+idx)      dead  autovacuums',
+  );
+  for (const p of result.phases) {
+    console.log(
+      `[soak] ${p.phase.padEnd(11)} ${String(p.seconds).padStart(4)} ${String(p.offeredPerS).padStart(8)} ${String(
+        p.completedPerS,
+      ).padStart(
+        7,
+      )}  ${`${ms(p.waitP50Ms)}/${ms(p.waitP99Ms)}`.padEnd(15)} ${`${ms(p.claimP50Ms)}/${ms(
+        p.claimP99Ms,
+      )}`.padEnd(
+        16,
+      )} ${`${mb(p.totalBytes)} (${mb(p.heapBytes)}+${mb(p.indexBytes)})`.padEnd(22)} ${String(
+        p.dead,
+      ).padStart(6)} ${p.autovacuums}`,
+    );
+  }
+}
+
+/** Prints each verdict; whether all passed. */
+function printVerdicts(verdicts: readonly Verdict[]): boolean {
+  for (const v of verdicts) {
+    console.log(`[soak] ${v.passed ? 'PASS' : 'FAIL'} ${v.criterion}: ${v.measured}`);
+  }
+  return verdicts.every((v) => v.passed);
+}
+
+/** `--judge FILE`: the figures of an earlier run, judged by the criteria as they are now. */
+function judgeFile(file: string): number {
+  const { result } = JSON.parse(readFileSync(file, 'utf8')) as { result: SoakResult };
+  printPhases(result);
+  const passed = printVerdicts(judge(result));
+  console.log(`[soak] ${passed ? 'passed' : 'FAILED'} (figures of ${file})`);
+  return passed ? 0 : 1;
+}
 
 async function main(): Promise<number> {
   let options;
@@ -22,6 +61,7 @@ async function main(): Promise<number> {
     console.error(`${error.message}\n${SoakUsage}`);
     return 2;
   }
+  if (options.judge !== undefined) return judgeFile(options.judge);
   const began = Date.now();
   // The worker processes load their code while the database is made.
   const workers = new WorkerPool();
@@ -56,33 +96,13 @@ async function main(): Promise<number> {
       { url: database.url, minutes: options.minutes, rate: options.rate, retentionSeconds },
       workers,
     );
-    console.log(
-      '[soak] phase        s  offered/s done/s  wait p50/p99     claim p50/p99    tables (heap+idx)      dead  autovacuums',
-    );
-    for (const p of result.phases) {
-      console.log(
-        `[soak] ${p.phase.padEnd(11)} ${String(p.seconds).padStart(4)} ${String(p.offeredPerS).padStart(8)} ${String(
-          p.completedPerS,
-        ).padStart(
-          7,
-        )}  ${`${ms(p.waitP50Ms)}/${ms(p.waitP99Ms)}`.padEnd(15)} ${`${ms(p.claimP50Ms)}/${ms(
-          p.claimP99Ms,
-        )}`.padEnd(
-          16,
-        )} ${`${mb(p.totalBytes)} (${mb(p.heapBytes)}+${mb(p.indexBytes)})`.padEnd(22)} ${String(
-          p.dead,
-        ).padStart(6)} ${p.autovacuums}`,
-      );
-    }
+    printPhases(result);
     const { timings } = result;
     console.log(
       `[soak] submitted ${result.submitted}; ${result.bytesPerKeptRun} bytes per run kept at the end; seconds: database ${databaseS}, processes ${timings.start}, calibration ${timings.calibration}, phases ${timings.phases}, drain ${timings.drain}`,
     );
     const verdicts = judge(result);
-    for (const v of verdicts) {
-      console.log(`[soak] ${v.passed ? 'PASS' : 'FAIL'} ${v.criterion}: ${v.measured}`);
-    }
-    const passed = verdicts.every((v) => v.passed);
+    const passed = printVerdicts(verdicts);
     mkdirSync(options.out, { recursive: true });
     const file = path.join(
       options.out,

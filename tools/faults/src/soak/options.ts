@@ -1,4 +1,8 @@
 /** The command line of `npm run soak`. */
+import { fileURLToPath } from 'node:url';
+
+/** `reports/soak` of the repository, wherever the soak is started from. */
+const defaultOut = fileURLToPath(new URL('../../../../reports/soak', import.meta.url));
 
 /** What one soak run does. */
 export interface SoakOptions {
@@ -21,6 +25,8 @@ export interface SoakOptions {
   readonly retentionSeconds: number | undefined;
   /** Where the report's JSON goes. */
   readonly out: string;
+  /** Judge the figures of this earlier run's JSON instead of running. */
+  readonly judge: string | undefined;
 }
 
 export const SoakUsage = `usage: npm run soak -- [options]
@@ -33,7 +39,8 @@ export const SoakUsage = `usage: npm run soak -- [options]
   --workers N          worker processes (default 2)
   --concurrency N      concurrency of each worker (default 25)
   --retention S        seconds a finished run is kept (default: a tenth of the run, 180 s for 30 minutes)
-  --out DIR            where the JSON report goes (default reports/soak)`;
+  --out DIR            where the JSON report goes (default reports/soak of the repository)
+  --judge FILE         judge the figures of an earlier run (its JSON) by the criteria as they are now`;
 
 /** Thrown for a command line the soak cannot run. */
 export class SoakUsageError extends Error {
@@ -58,7 +65,8 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
   let workers = 2;
   let concurrency = 25;
   let retentionSeconds: number | undefined;
-  let out = 'reports/soak';
+  let out = defaultOut;
+  let judge: string | undefined;
   for (let k = 0; k < argv.length; k++) {
     const flag = argv[k]!;
     const next = () => argv[++k];
@@ -90,6 +98,9 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
       case '--retention':
         retentionSeconds = positive(flag, next());
         break;
+      case '--judge':
+        judge = next();
+        break;
       case '--out':
         out = next() ?? out;
         break;
@@ -100,5 +111,16 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
   if (inPlace && databaseUrl === undefined) {
     throw new SoakUsageError('--in-place: needs --database-url');
   }
-  return { minutes, rate, databaseUrl, inPlace, keep, workers, concurrency, retentionSeconds, out };
+  return {
+    minutes,
+    rate,
+    databaseUrl,
+    inPlace,
+    keep,
+    workers,
+    concurrency,
+    retentionSeconds,
+    out,
+    judge,
+  };
 }
