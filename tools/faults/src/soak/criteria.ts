@@ -9,7 +9,7 @@ export const SnapshotThroughputFraction = 0.9;
 /** Seconds after the snapshot (or the burst) ends until the backlog is back to steady, at most. */
 export const RecoveryBoundS = 60;
 /** The tables at the end, as a multiple of their size at the end of the first recovery, at most. */
-export const SizeGrowthBound = 1.25;
+export const SizeGrowthBound = 1.3;
 /** p99 of the claim statement's time in every phase, at most (ms). */
 export const ClaimP99BoundMs = 2_000;
 
