@@ -1,127 +1,78 @@
 /**
- * Scenario 19: a soak. Two workers drain many short steps while a REPEATABLE READ transaction
- * holds its snapshot open for a while midway (vacuum can then remove nothing). Afterwards: no step
- * is stuck, the claim latency's p99 stays within a generous bound, and once retention deleted the
- * finished runs and VACUUM ran, the dead tuples are gone and the tables are no larger than at
- * their peak.
+ * Scenario 19: the soak (`npm run soak`, src/soak) for three minutes, on a PostgreSQL cluster of
+ * its own with autovacuum at its defaults: worker processes at half the calibrated maximum rate,
+ * retention on (18 s), a REPEATABLE READ snapshot held open for a third of the run, then recovery,
+ * a burst at twice the rate and recovery. The soak judges its pass criteria itself (no step lost or
+ * run twice, throughput while the snapshot is held, time back to steady, table sizes, claim p99;
+ * docs/reliability.md, "The soak") and exits non-zero when one fails.
  */
-import pg from 'pg';
-import { afterEach, expect, it } from 'vitest';
-import { urlNamed, useFaultDatabase } from '../support/database.js';
-import { quantile, reportFigures } from '../support/figures.js';
-import { runningSteps } from '../support/invariants.js';
-import { delay, eventually } from '../support/poll.js';
-import { FixtureSet } from '../support/processes.js';
-import { startScheduler } from '../support/scheduler.js';
-import { trials } from '../support/trials.js';
-import { startWorker } from '../support/workers.js';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+import { reportFigures } from '../support/figures.js';
+import type { Verdict } from '../soak/criteria.js';
+import type { SoakResult } from '../soak/soak.js';
 
-const db = useFaultDatabase();
-const fixtures = new FixtureSet();
-afterEach(() => fixtures.killAll());
+const main = fileURLToPath(new URL('../soak/main.ts', import.meta.url));
+const minutes = 3;
 
-const tables = ['cyclone_runs', 'cyclone_steps', 'cyclone_events'];
-/** Documented in docs/reliability.md: far above what a healthy run shows, below "stuck". */
-const claimP99BoundMs = 30_000;
-const snapshotHeldMs = 5_000;
-
-async function tableStats(): Promise<{ bytes: number; dead: number; live: number }> {
-  const [row] = await db.query<{ bytes: string; dead: string; live: string }>(
-    `SELECT sum(pg_total_relation_size(relid))::bigint AS bytes, sum(n_dead_tup)::bigint AS dead,
-            sum(n_live_tup)::bigint AS live
-     FROM pg_stat_user_tables WHERE relname = ANY($1::text[])`,
-    [tables],
-  );
-  return { bytes: Number(row!.bytes), dead: Number(row!.dead), live: Number(row!.live) };
-}
-
-it('drains a soak with a long snapshot midway, then retention and vacuum bring the tables back', async () => {
-  const steps = trials(4_000, 500);
-  // Retention starts once the soak drained, so that every step's latency can still be read.
-  let scheduler = await startScheduler(db.url, { interval: '250ms' });
-  const holder = new pg.Client({ connectionString: urlNamed(db.url, 'fault-snapshot') });
-  await holder.connect();
-  try {
-    for (const id of ['soak-w1', 'soak-w2']) {
-      await startWorker(fixtures, db.url, { id, lease: '5s', concurrency: 10, workMs: '0-2' });
-    }
-    const startedAt = Date.now();
-    let held = false;
-    // Work arrives at a steady pace (below what two workers drain on a quiet machine), so the
-    // latency measured is the claim's, not a backlog's.
-    const batch = 100;
-    for (let offset = 0; offset < steps; offset += batch) {
-      await db.client.enqueueMany(
-        'fault.work',
-        Array.from({ length: Math.min(batch, steps - offset) }, (_, i) => ({ i: offset + i })),
+it(
+  `holds a ${minutes}-minute soak through a held snapshot and a burst`,
+  async () => {
+    const out = mkdtempSync(path.join(os.tmpdir(), 'cyclone-soak-'));
+    try {
+      const child = spawn(
+        process.execPath,
+        [
+          '--conditions=@cyclone/source',
+          '--import',
+          'tsx',
+          main,
+          '--minutes',
+          String(minutes),
+          '--out',
+          out,
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
       );
-      if (!held && offset + batch >= steps / 2) {
-        held = true;
-        await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
-        await holder.query('SELECT count(*) FROM cyclone_steps');
-        // The snapshot is the fault: it stays open while the workers go on.
-        setTimeout(() => void holder.query('COMMIT').catch(() => undefined), snapshotHeldMs);
-      }
-      await delay(400);
+      let output = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        output += chunk;
+        process.stdout.write(chunk);
+      });
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      const [file] = readdirSync(out);
+      expect(file, `the soak wrote no figures:\n${output}`).toBeDefined();
+      const report = JSON.parse(readFileSync(path.join(out, file!), 'utf8')) as {
+        result: SoakResult;
+        verdicts: Verdict[];
+      };
+      const { result } = report;
+      const phase = (name: string) => result.phases.find((p) => p.phase === name)!;
+      reportFigures('soak', {
+        minutes,
+        rate: result.rate,
+        calibrated_max: result.calibratedMaxPerS ?? 0,
+        submitted: result.submitted,
+        lost: result.lost,
+        twice: result.twice,
+        steady_per_s: phase('steady').completedPerS,
+        snapshot_per_s: phase('snapshot').completedPerS,
+        recovery_after_snapshot_s: result.recoveryAfterSnapshotS ?? -1,
+        recovery_after_burst_s: result.recoveryAfterBurstS ?? -1,
+        claim_p99_max_ms: Math.max(...result.phases.map((p) => p.claimP99Ms)),
+        after_recovery_mb: Math.round(phase('recovery').totalBytes / 1e5) / 10,
+        end_mb: Math.round(result.phases[result.phases.length - 1]!.totalBytes / 1e5) / 10,
+      });
+      expect(report.verdicts.filter((v) => !v.passed)).toEqual([]);
+      expect(code).toBe(0);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
     }
-    // Latency is read before retention deletes the rows.
-    const latencies: number[] = [];
-    await eventually(
-      async () => {
-        const [open] = await db.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM cyclone_steps WHERE state <> 'completed'`,
-        );
-        if (open!.n > 0) return false;
-        const rows = await db.query<{ ms: number }>(
-          `SELECT extract(epoch FROM (started_at - scheduled_at)) * 1000 AS ms FROM cyclone_steps`,
-        );
-        latencies.push(...rows.map((r) => Number(r.ms)));
-        return true;
-      },
-      'the soak to drain',
-      170_000,
-      500,
-    );
-    const drainMs = Date.now() - startedAt;
-    const peak = await tableStats();
-    await scheduler.stop();
-    scheduler = await startScheduler(db.url, { interval: '250ms', retention: '1s' });
-    await eventually(
-      async () =>
-        (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM cyclone_runs'))[0]!.n === 0,
-      'retention to delete the finished runs',
-      120_000,
-      500,
-    );
-    await delay(100);
-    for (const table of tables) await db.query(`VACUUM ${table}`);
-    const after = await eventually(
-      async () => {
-        const stats = await tableStats();
-        return stats.dead <= Math.max(100, peak.live / 100) ? stats : undefined;
-      },
-      'the statistics to show the vacuum',
-      30_000,
-      500,
-    );
-    reportFigures('soak', {
-      steps,
-      drain_ms: drainMs,
-      steps_per_s: Math.round((steps / drainMs) * 1000),
-      snapshot_held_ms: snapshotHeldMs,
-      claim_p50_ms: quantile(latencies, 0.5),
-      claim_p99_ms: quantile(latencies, 0.99),
-      peak_mb: Math.round(peak.bytes / 1e5) / 10,
-      after_vacuum_mb: Math.round(after.bytes / 1e5) / 10,
-      dead_tuples_after: after.dead,
-    });
-
-    expect(latencies.length).toBeGreaterThanOrEqual(steps);
-    expect(await runningSteps(db.pool)).toBe(0);
-    expect(quantile(latencies, 0.99)).toBeLessThan(claimP99BoundMs);
-    expect(after.bytes).toBeLessThanOrEqual(peak.bytes * 1.1);
-  } finally {
-    await holder.end().catch(() => undefined);
-    await scheduler.stop();
-  }
-});
+  },
+  (minutes + 5) * 60_000,
+);
