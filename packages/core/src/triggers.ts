@@ -91,6 +91,11 @@ export const StepTrigger = {
   FanOutFailed: 'fan_out_failed',
   /** The item task's fan-out node was discarded; every item must succeed, so the others stop. */
   FanOutItemCancelled: 'fan_out_item_cancelled',
+  /**
+   * Cyclone decision: an operator moved one node to `completed`, `discarded` or `cancelled` by hand
+   * (`client.forceStep`); its event's detail says whether the move was forced and why.
+   */
+  Force: 'force',
 } as const;
 /** A {@link StepTrigger} value. */
 export type StepTrigger = (typeof StepTrigger)[keyof typeof StepTrigger];
