@@ -19,7 +19,12 @@ export type { SubmitOptions, EnqueueOptions, RunOptions, SignalOptions } from '.
 export { MaxIdempotencyKeyLength, MaxSignalIdLength } from './options.js';
 export { RunHandle } from './run-handle.js';
 export { ExhaustedReasons, MaxExhaustedLimit } from './operator-queries.js';
-export type { NodeExplanation, ExplainReason } from '@cyclone/core';
+export type {
+  NodeExplanation,
+  ExplainReason,
+  ForceStepOptions,
+  NodeMoveTarget,
+} from '@cyclone/core';
 export type {
   NodeLocator,
   RunQuery,
@@ -31,6 +36,7 @@ export type {
   ExhaustedReason,
   RedriveQuery,
   RedriveResult,
+  ForcedMove,
   ScheduleStatus,
   ScheduleFire,
   FireOutcome,

@@ -1,9 +1,10 @@
-import { NotFoundError } from '@cyclone/core';
+import { NotFoundError, parseNodeMove, type ForceStepOptions } from '@cyclone/core';
 import {
   isUuid,
   type ClientStore,
   type ExhaustedPage,
   type ExhaustedQuery,
+  type ForcedMove,
   type RedriveQuery,
   type RedriveResult,
 } from '@cyclone/store-postgres';
@@ -50,6 +51,29 @@ export abstract class OperatorControls {
   /** Retries every discarded node of a run. @throws NotFoundError, NoExhaustedNodeError */
   async retryAll(runId: string): Promise<void> {
     await this.store.retryRun(knownRunId(runId), { all: true });
+  }
+
+  /**
+   * Moves one node by hand to `completed` (with `output`, which its dependents read from
+   * `ctx.deps`), `discarded` (error kind `permanent`, listed in the DLQ) or `cancelled` (its
+   * dependents are branch-cancelled), from any state it has not ended in; the run goes on as if
+   * the node had got there by itself. A running handler is aborted and its late result dropped; a
+   * fan-out node's open item tasks and a child node's child run are cancelled. The move's event
+   * records `forced: true` and `reason`. With `force: false` only a move the transition table
+   * makes by itself is applied. The same move twice within a second is refused as `duplicate`.
+   *
+   * @example
+   * ```ts
+   * await client.forceStep(runId, 'charge', { to: 'completed', output: { id: 'ch_1' }, reason: 'charged by hand' });
+   * ```
+   * @throws ValidationError naming `to`, `reason`, `output` or `force`, nothing written;
+   *   NotFoundError for an unknown run or node; AlreadyTerminalError for a terminal run;
+   *   TransitionRefusedError (`TRANSITION_REFUSED`) with the rule's `reason`
+   */
+  async forceStep(runId: string, node: string, options: ForceStepOptions): Promise<ForcedMove> {
+    parseLookupName(node, 'forceStep', 'node');
+    const move = parseNodeMove('forceStep', options);
+    return this.store.forceStep(knownRunId(runId), node, move);
   }
 
   /** The operator controls of one run (`pause`, `resume`). */

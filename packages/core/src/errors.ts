@@ -169,6 +169,25 @@ export class TransitionRejectedError extends CycloneError {
   }
 }
 
+/**
+ * An operator's move of one node (`client.forceStep`) that the rules refuse: without `force`, a move
+ * the transition table does not make by itself, a node that has ended already, or the same move
+ * again within a second (`duplicate`). `reason` is the rule's reason. Nothing was written.
+ */
+export class TransitionRefusedError extends CycloneError {
+  readonly code = 'TRANSITION_REFUSED';
+  constructor(
+    readonly runId: string,
+    readonly node: string,
+    readonly from: string,
+    readonly to: string,
+    override readonly reason: string,
+    options?: CycloneErrorOptions,
+  ) {
+    super(`node ${node} of run ${runId}: ${from} -> ${to} refused (${reason})`, options);
+  }
+}
+
 /** `result` on a run that ended without completing: it failed or was cancelled. */
 export class RunFailedError extends CycloneError {
   readonly code = 'RUN_FAILED';

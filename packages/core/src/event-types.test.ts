@@ -12,6 +12,7 @@ describe('EventType', () => {
     expect(EventType.StepCancelledFailFast).toBe(`step_cancelled_${StepTrigger.FailFast}`);
     expect(EventType.StepCancelledCancelBranch).toBe(`step_cancelled_${StepTrigger.CancelBranch}`);
     expect(EventType.StepCancelledCancel).toBe(`step_cancelled_${StepTrigger.Cancel}`);
+    expect(EventType.StepCancelledForce).toBe(`step_cancelled_${StepTrigger.Force}`);
     expect(EventType.StepCancelledFanOutItem).toBe(
       `step_cancelled_${StepTrigger.FanOutItemCancelled}`,
     );

@@ -54,6 +54,8 @@ export const EventType = {
   StepCancelledCancel: 'step_cancelled_cancel',
   /** An item task cancelled because its fan-out node was discarded. */
   StepCancelledFanOutItem: 'step_cancelled_fan_out_item_cancelled',
+  /** An operator cancelled the node by hand (`client.forceStep`); its detail holds the reason. */
+  StepCancelledForce: 'step_cancelled_force',
   /** A signal wait got its signal (or its quorum). */
   SignalConsumed: 'signal_consumed',
   /** A wait's `maxWait` lapsed. */

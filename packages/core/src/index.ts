@@ -28,6 +28,7 @@ export {
 } from './flow-control.js';
 export * from './transitions.js';
 export * from './propose.js';
+export * from './node-move.js';
 export * from './run-outcome.js';
 export * from './random.js';
 export * from './backoff.js';

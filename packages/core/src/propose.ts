@@ -30,9 +30,12 @@ import { StepTrigger, isOperatorRetryTrigger, type RunTrigger } from './triggers
  * - `terminal`: the entity is terminal and the move is not an operator retry row;
  * - `same-state`: the proposed state is the current one;
  * - `invalid-entry`: no row leads from the current state to the proposed one (for this node type);
- * - `wrong-trigger`: such a row exists, but under another trigger.
+ * - `wrong-trigger`: such a row exists, but under another trigger;
+ * - `duplicate`: an operator's move of a node repeats the node's last one within a second
+ *   (`proposeNodeMove`).
  */
-export type RejectionReason = 'terminal' | 'same-state' | 'invalid-entry' | 'wrong-trigger';
+export type RejectionReason =
+  'terminal' | 'same-state' | 'invalid-entry' | 'wrong-trigger' | 'duplicate';
 
 /** The answer of the rule function: the accepted row, or the reason for a refusal. */
 export type Proposal<Row> =

@@ -73,7 +73,7 @@ describe('the cache option of .task()', () => {
 
   test('refuses a ttl that is not a duration, a key that is not a dot path, and cache on a fan-out', () => {
     expect(
-      issueAt(w().task('t', 'k', { cache: { ttl: 'soon' } }), 'nodes.t.cache.ttl').message,
+      issueAt(w().task('t', 'k', { cache: { ttl: 'soon' as never } }), 'nodes.t.cache.ttl').message,
     ).toMatch(/expected a time to live/);
     expect(
       issueAt(w().task('t', 'k', { cache: { ttl: '1m', key: 'a..b' } }), 'nodes.t.cache.key')

@@ -133,4 +133,11 @@ export interface StepEvent {
   readonly errorKind: ErrorKind | null;
   /** Small facts for operators (attempt, delay, worker); never payloads. */
   readonly detail: Readonly<Record<string, unknown>> | null;
+  /**
+   * On an operator's move of a node (`client.forceStep`, trigger `force`) only: whether it was
+   * forced past what the transition table does by itself.
+   */
+  readonly forced?: boolean;
+  /** On an operator's move of a node only: the reason the operator gave. */
+  readonly reason?: string;
 }

@@ -210,6 +210,32 @@ const STEP_DECISIONS = step('step', [
   { from: S.Pending, to: S.Completed, trigger: T.CacheHit, nodeTypes: [N.Task], description: "Its cache key matched an output of its kind within the entry's ttl; completes with it, never claimed", source: 'decision' },
 ]);
 
+// An operator's move of one node (client.forceStep): from every non-terminal state each node type can
+// be in to each terminal state. Item tasks are moved with their fan-out node, never on their own.
+const FORCED_FROM: readonly (readonly [StepState, readonly NodeType[]])[] = [
+  [S.Pending, NODES],
+  [S.Available, [N.Task]],
+  [S.Running, [N.Task]],
+  [S.WaitingSignal, SIGNAL_WAITS],
+  [S.WaitingTimer, TIMER],
+  [S.WaitingChild, CHILD],
+  [S.Paused, PAUSABLE_NODES],
+];
+const FORCED_MOVES = step(
+  'step',
+  FORCED_FROM.flatMap(([from, nodeTypes]) =>
+    [S.Completed, S.Exhausted, S.Cancelled].map((to) => ({
+      from,
+      to,
+      trigger: T.Force,
+      nodeTypes,
+      source: 'decision' as const,
+      description:
+        'An operator moved the node by hand (client.forceStep); the event records forced and the reason',
+    })),
+  ),
+);
+
 type RunRowInput = Omit<RunTransition, 'source' | 'table'> & {
   readonly source?: TransitionSource;
 };
@@ -261,6 +287,7 @@ export const STEP_TRANSITIONS: readonly StepTransition[] = deepFreeze([
   ...CHILD_TABLE,
   ...FAN_OUT_TABLE,
   ...STEP_DECISIONS,
+  ...FORCED_MOVES,
 ]);
 
 /** Every allowed run transition: the reference's Run State Transition Table, then Cyclone's decision rows. */

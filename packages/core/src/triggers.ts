@@ -97,6 +97,11 @@ export const StepTrigger = {
    * being claimed or executed.
    */
   CacheHit: 'cache_hit',
+  /**
+   * Cyclone decision: an operator moved one node to `completed`, `discarded` or `cancelled` by hand
+   * (`client.forceStep`); its event's detail says whether the move was forced and why.
+   */
+  Force: 'force',
 } as const;
 /** A {@link StepTrigger} value. */
 export type StepTrigger = (typeof StepTrigger)[keyof typeof StepTrigger];

@@ -104,6 +104,10 @@ export const DECISION_STEP_ROWS: readonly Row[] = [
   ['step', 'cancelled', 'pending', 'operator_retry_reopen'],
   ['step', 'discarded', 'pending', 'operator_retry'],
   ['step', 'pending', 'completed', 'cache_hit'],
+  // An operator's move of one node (client.forceStep), from each non-terminal state of a node.
+  ...(['pending', 'available', 'running', 'waiting_signal', 'waiting_timer', 'waiting_child', 'paused'] as const)
+    .flatMap((from) => (['completed', 'discarded', 'cancelled'] as const)
+      .map((to): Row => ['step', from, to, 'force'])),
 ];
 
 /** The reference's Run State Transition Table, one line per cause. */

@@ -722,10 +722,58 @@ function stepsTable(path, nodes, explanations) {
                 },
                 'Retry',
               ),
+            !['completed', 'discarded', 'cancelled'].includes(n.state) &&
+              h(
+                'button',
+                { 'data-force': n.node, onclick: () => forceDialog(path, n.node) },
+                'Force…',
+              ),
           ),
         ),
       ),
     ),
+  );
+}
+
+/**
+ * Moves a node by hand (`POST .../nodes/:node/transition` with `force`): to completed with an
+ * output, discarded or cancelled, with the operator's reason, which its event records.
+ */
+function forceDialog(path, node) {
+  const to = h(
+    'select',
+    { name: 'force-to', id: 'force-to' },
+    ['completed', 'discarded', 'cancelled'].map((state) => h('option', { value: state }, state)),
+  );
+  const output = h('textarea', {
+    name: 'force-output',
+    id: 'force-output',
+    rows: 3,
+    placeholder: 'output of a completion, JSON (empty: null)',
+  });
+  const reason = h('input', {
+    name: 'force-reason',
+    id: 'force-reason',
+    placeholder: 'why',
+    required: true,
+  });
+  void act(
+    `Force node ${node}? The run goes on as if it had got there by itself.`,
+    async () => {
+      const text = output.value.trim();
+      const body = { to: to.value, reason: reason.value, force: true };
+      if (to.value === 'completed' && text !== '') body.output = JSON.parse(text);
+      const { move } = await api(`${path}/nodes/${encodeURIComponent(node)}/transition`, {
+        method: 'POST',
+        body,
+      });
+      return `forced ${node}: ${move.from} → ${move.to}`;
+    },
+    [
+      h('label', {}, 'To', to),
+      h('label', {}, 'Output (JSON)', output),
+      h('label', {}, 'Reason', reason),
+    ],
   );
 }
 
@@ -751,7 +799,17 @@ function eventsTable(events) {
           {},
           h('td', {}, time(e.at)),
           h('td', {}, e.node ?? 'run'),
-          h('td', { class: 'mono' }, e.type),
+          h(
+            'td',
+            { class: 'mono' },
+            e.type,
+            e.forced !== undefined &&
+              h(
+                'span',
+                { class: 'forced', 'data-forced': String(e.forced) },
+                ` ${e.forced ? 'forced' : 'by an operator'}: ${e.reason ?? ''}`,
+              ),
+          ),
           h('td', {}, e.from || e.to ? `${e.from ?? '·'} → ${e.to ?? '·'}` : ''),
           h('td', {}, e.errorKind ?? ''),
         ),

@@ -223,6 +223,42 @@ describe('the dashboard', () => {
     await page.waitForSelector(`#run-page[data-run="${waiting}"][data-state="cancelled"]`);
   });
 
+  it('forces a waiting node through its dialog and shows the event as forced with the reason', async () => {
+    const held = (await env.client.submit(approval, { doc: 'winter catalogue' })).runId;
+    await eventually(
+      async () =>
+        (
+          await env.query(
+            "SELECT 1 FROM cyclone_steps WHERE run_id = $1 AND node = 'approve' AND state = 'waiting_signal'",
+            [held],
+          )
+        ).length === 1,
+      'the approval to wait',
+    );
+    await page.goto(`${base}/#/runs/${held}`);
+    await press(`#run-page[data-run="${held}"] button[data-force="approve"]`);
+    await page.waitForSelector('dialog#confirm[open] #force-reason');
+    await page.type('#force-output', '{"payload":"ok","timedOut":false}');
+    await page.type('#force-reason', 'approved by phone');
+    await confirm();
+    await eventually(
+      async () =>
+        (
+          await env.query(
+            "SELECT 1 FROM cyclone_steps WHERE run_id = $1 AND node = 'approve' AND state = 'completed'",
+            [held],
+          )
+        ).length === 1,
+      'the approval to be forced',
+    );
+    const forced = await page.waitForSelector(
+      `#run-page[data-run="${held}"] #events-table .forced[data-forced="true"]`,
+      { timeout: 15_000 },
+    );
+    expect(await forced!.evaluate((el) => el.textContent)).toContain('approved by phone');
+    expect(await env.client.output(held, 'approve')).toEqual({ payload: 'ok', timedOut: false });
+  });
+
   it('shows the DLQ grouped by reason', async () => {
     await page.goto(`${base}/#/dlq`);
     await page.waitForSelector('[data-reason="permanent"]');

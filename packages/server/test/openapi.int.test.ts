@@ -145,6 +145,12 @@ describe('the answers', () => {
         query: '?id=signal-1',
       },
     );
+    const moved = await env.client.enqueue('described.moved', {}, { scheduledAt: '1h' });
+    const transition = '/api/runs/{id}/nodes/{node}/transition';
+    const node = { id: moved.runId, node: 'described.moved' };
+    await call('POST', transition, node, { body: { to: 'completed', reason: 'r' } });
+    await call('POST', transition, node, { body: { to: 'somewhere', reason: 'r' } });
+    await call('POST', transition, node, { body: { to: 'completed', reason: 'r', force: true } });
     await call('POST', '/api/runs/{id}/pause', { id: failedRunId });
     await call('POST', '/api/runs/{id}/retry', { id: failedRunId }, { body: {} });
     await call('POST', '/api/runs/{id}/retry', { id: failedRunId }, { body: { node: 'work' } });

@@ -1,5 +1,6 @@
 import type {
   NodeFacts,
+  NodeMoveRequest,
   RunStatus,
   StepEvent,
   StepStatus,
@@ -21,6 +22,7 @@ import type {
   FailureOutcome,
   FireDueSchedulesPass,
   FireDueSchedulesResult,
+  ForcedMove,
   HeldStep,
   KindMinuteCounts,
   KindQueueOverview,
@@ -65,6 +67,7 @@ import { fireDueWaits } from './maintenance/fire-due-waits.js';
 import { reclaimExpired } from './maintenance/reclaim-expired.js';
 import { checkSchema } from './migration/check-schema.js';
 import { cancelRun } from './operator/cancel-run.js';
+import { forceStep } from './operator/force-step.js';
 import { listExhausted } from './operator/list-exhausted.js';
 import { listLimits, removeLimit, setConcurrencyLimit, setRateLimit } from './operator/limits.js';
 import { pauseRun } from './operator/pause-run.js';
@@ -235,6 +238,10 @@ export class PostgresStore extends StoreBase implements CycloneStore {
 
   retryRun(runId: string, request: RetryRequest): Promise<{ retried: number; reopened: number }> {
     return this.settled('retryRun', () => retryRun(this.exec, runId, request));
+  }
+
+  forceStep(runId: string, node: string, move: NodeMoveRequest): Promise<ForcedMove> {
+    return this.settled('forceStep', () => forceStep(this.exec, runId, node, move));
   }
 
   async pauseRun(runId: string): Promise<void> {

@@ -17,6 +17,7 @@ import {
 } from './schedules.js';
 import { serveCommand } from './serve.js';
 import { signalCommand } from './signal.js';
+import { forceCommand } from './force.js';
 import { stepsCommand } from './steps.js';
 import { workerCommand } from './worker.js';
 
@@ -326,6 +327,22 @@ export const commandCatalogue: readonly (CommandSpec | CommandGroup)[] = [
     options: [{ flags: '--all', description: 'retry every discarded node of the run' }],
     examples: [`cyclone retry ${RUN} charge`, `cyclone retry ${RUN} --all`],
     run: retryCommand,
+  },
+  {
+    name: 'force',
+    description: 'move a node by hand to completed, discarded or cancelled (recorded forced)',
+    arguments: [run, ['<node>', 'node name']],
+    options: [
+      { flags: '--to <state>', description: 'completed, discarded or cancelled' },
+      { flags: '--output <json>', description: 'the output of a completion, as JSON' },
+      { flags: '--reason <text>', description: 'why (recorded on the event)' },
+    ],
+    json: 'print the move as JSON',
+    examples: [
+      `cyclone force ${RUN} charge --to completed --output '{"id":"ch_1"}' --reason 'charged by hand'`,
+      `cyclone force ${RUN} ship --to cancelled --reason 'picked up in store'`,
+    ],
+    run: forceCommand,
   },
   dlq,
   schedules,

@@ -7,7 +7,8 @@ import { withClient } from './with-client.js';
 
 /**
  * `cyclone events RUN`: the run's history in order, each event with its sub-state label
- * (`AwaitingRetry`, `Retrying`, `Late`, `Crashed`, `TimedOut`); `--json` adds `label`.
+ * (`AwaitingRetry`, `Retrying`, `Late`, `Crashed`, `TimedOut`); an operator's move of a node shows
+ * `forced` and its reason; `--json` adds `label`.
  */
 export async function eventsCommand(ctx: CommandContext): Promise<number> {
   const runId = requiredArg(ctx, 0, 'events', 'a run id');
@@ -24,7 +25,9 @@ export async function eventsCommand(ctx: CommandContext): Promise<number> {
       events.map((e, i) => [
         e.at.toISOString(),
         e.node ?? '(run)',
-        e.type,
+        e.forced === undefined
+          ? e.type
+          : `${e.type} (${e.forced ? 'forced' : 'operator'}: ${e.reason ?? ''})`,
         e.from ?? '-',
         e.to ?? '-',
         labels[i] ?? '-',

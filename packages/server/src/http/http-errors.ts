@@ -8,6 +8,7 @@ export const RefusalCodes: Readonly<Record<string, string>> = {
   ALREADY_PAUSED: 'invalid-entry',
   NOT_PAUSED: 'invalid-entry',
   TRANSITION_REJECTED: 'invalid-entry',
+  TRANSITION_REFUSED: 'invalid-entry',
 };
 
 /** Codes that mean the database cannot serve now: retry later, the request itself was fine. */

@@ -3,6 +3,7 @@ import {
   CatchUpPolicy,
   ERROR_KINDS,
   EXPLAIN_REASONS,
+  NODE_MOVE_TARGETS,
   OverlapPolicy,
   RUN_STATES,
   STEP_STATES,
@@ -112,6 +113,14 @@ export const stepEvent = z
     trigger: z.string().nullable(),
     errorKind: errorKind.nullable(),
     detail: z.record(z.string(), z.unknown()).readonly().nullable(),
+    forced: z
+      .boolean()
+      .optional()
+      .meta({ description: "An operator's move of a node only: whether it was forced" }),
+    reason: z
+      .string()
+      .optional()
+      .meta({ description: "An operator's move of a node only: the operator's reason" }),
   })
   .meta({ id: 'Event' });
 
@@ -141,6 +150,21 @@ export const runWithSteps = z
 
 /** An operator action's answer: the run as it is afterwards. */
 export const runAnswer = z.object({ run: runStatus }).meta({ id: 'RunAnswer' });
+
+/** `ForcedMove`: what an operator's move of a node did. */
+export const forcedMove = z
+  .object({
+    runId: z.string(),
+    node: z.string(),
+    stepId: z.string(),
+    from: stepState,
+    to: enumOf(NODE_MOVE_TARGETS),
+    forced: z.boolean(),
+  })
+  .meta({ id: 'ForcedMove' });
+
+/** `POST /api/runs/:id/nodes/:node/transition`: the move and the run as it is afterwards. */
+export const moveAnswer = z.object({ move: forcedMove, run: runStatus }).meta({ id: 'MoveAnswer' });
 
 /** `GET /api/runs/:id/events`. */
 export const eventList = z

@@ -4,7 +4,7 @@ import {
   MaxExhaustedLimit,
   MaxRateLimit,
 } from '@cyclone/client';
-import { RunState } from '@cyclone/core';
+import { NODE_MOVE_TARGETS, RunState } from '@cyclone/core';
 import { z } from 'zod';
 
 /*
@@ -108,6 +108,24 @@ export const submitBody = z.strictObject({
 /** `POST /api/runs/:id/retry`. */
 export const retryBody = z.strictObject({
   node: z.string().min(1, { message: 'expected the name of a discarded node, or a step id' }),
+});
+
+/**
+ * `POST /api/runs/:id/nodes/:node/transition`. The client checks `reason` and `output` further
+ * (a blank reason, an output that is not JSON or too large) and names the field in a 400.
+ */
+export const transitionBody = z.strictObject({
+  to: z.enum(NODE_MOVE_TARGETS as unknown as [string, ...string[]], {
+    message: `expected one of ${NODE_MOVE_TARGETS.join(', ')}`,
+  }),
+  output: z.unknown().optional().meta({ description: 'The output of a move to completed (JSON)' }),
+  reason: z.string({ message: 'expected the reason for the move' }).min(1, {
+    message: 'expected a non-empty reason',
+  }),
+  force: z
+    .boolean()
+    .optional()
+    .meta({ description: 'Apply the move even where the transition table does not make it' }),
 });
 
 /** `POST /api/runs/:id/signals/:name`. */

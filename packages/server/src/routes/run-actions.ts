@@ -1,8 +1,17 @@
 import type { Client } from '@cyclone/client';
 import type { Api } from '../http/api.js';
 import type { ServerContext } from '../http/context.js';
-import { runAnswer, signalReceipt } from '../http/response-schemas.js';
-import { retryBody, runParams, signalParams, signalPayload, signalQuery } from '../http/schemas.js';
+import { moveAnswer, runAnswer, signalReceipt } from '../http/response-schemas.js';
+import {
+  nodeParams,
+  retryBody,
+  runParams,
+  signalParams,
+  signalPayload,
+  signalQuery,
+  transitionBody,
+} from '../http/schemas.js';
+import type { NodeMoveTarget } from '@cyclone/core';
 
 /** An action on a run without a body, and what its route says of it. */
 interface RunAction {
@@ -43,8 +52,8 @@ const actions: readonly RunAction[] = [
 const afterAction = { 200: { description: 'The run as it is after the action', body: runAnswer } };
 
 /**
- * The operator's actions on one run: `POST /api/runs/:id/cancel|retry|retry-all|pause|resume`
- * and `POST /api/runs/:id/signals/:name`. A refused action answers 409 with the rule's reason
+ * The operator's actions on one run: `POST /api/runs/:id/cancel|retry|retry-all|pause|resume`,
+ * `POST /api/runs/:id/nodes/:node/transition` and `POST /api/runs/:id/signals/:name`. A refused action answers 409 with the rule's reason
  * (see http-errors.ts) and changed nothing.
  */
 export function runActionRoutes(api: Api, ctx: ServerContext): void {
@@ -84,6 +93,35 @@ export function runActionRoutes(api: Api, ctx: ServerContext): void {
     async ({ params, body }) => {
       await client.retry(params.id, body.node);
       return { status: 200, body: { run: await client.getRun(params.id) } };
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/api/runs/{id}/nodes/{node}/transition',
+      operationId: 'transitionNode',
+      tag: 'run actions',
+      summary: 'Moves a node to completed, discarded or cancelled by hand',
+      description:
+        'Without `force`, only a move the transition table makes by itself is applied; a refusal ' +
+        "answers 409 with the rule's `reason` (`terminal`, `invalid-entry`, `duplicate`) and code " +
+        '`ALREADY_TERMINAL` (a terminal run) or `TRANSITION_REFUSED`. With `force: true` the move is ' +
+        'applied and its event records `forced: true` and the reason. The run goes on as if the ' +
+        'node had got there by itself. The same move twice within a second is refused as `duplicate`.',
+      params: nodeParams,
+      body: transitionBody,
+      answers: { 200: { description: 'The move and the run afterwards', body: moveAnswer } },
+      errors: [400, 404, 409, 503],
+    },
+    async ({ params, body }) => {
+      const move = await client.forceStep(params.id, params.node, {
+        to: body.to as NodeMoveTarget,
+        reason: body.reason,
+        force: body.force ?? false,
+        ...(body.output === undefined ? {} : { output: body.output }),
+      });
+      return { status: 200, body: { move, run: await client.getRun(params.id) } };
     },
   );
 

@@ -1,4 +1,4 @@
-import type { ErrorKind } from '@cyclone/core';
+import type { ErrorKind, NodeMoveRequest, NodeMoveTarget, StepState } from '@cyclone/core';
 
 /** The error kinds a discarded step can carry: the DLQ's reasons. */
 export type ExhaustedReason = Extract<
@@ -61,6 +61,18 @@ export interface RedriveResult {
 /** What a retry names: one node (by name or step id) or every discard of the run. */
 export type RetryRequest = { readonly node: string } | { readonly all: true };
 
+/** What an operator's move of one node did (`client.forceStep`). */
+export interface ForcedMove {
+  readonly runId: string;
+  readonly node: string;
+  readonly stepId: string;
+  /** The node's state before the move. */
+  readonly from: StepState;
+  readonly to: NodeMoveTarget;
+  /** Whether the move was forced (recorded `forced: true` on its event). */
+  readonly forced: boolean;
+}
+
 /**
  * An operator's actions on runs. Each is one transaction that takes the run's lock first and
  * applies core's table; a refused action throws the operator error (with the rule's `reason`) and
@@ -75,6 +87,11 @@ export interface OperatorCommands {
   pauseRun(runId: string): Promise<void>;
   /** Resumes a paused run. */
   resumeRun(runId: string): Promise<void>;
+  /**
+   * Moves one node to `completed`, `discarded` or `cancelled` by hand (a checked request, see
+   * core's `parseNodeMove`); the run goes on as if the node had got there by itself.
+   */
+  forceStep(runId: string, node: string, move: NodeMoveRequest): Promise<ForcedMove>;
   /** The DLQ, one page at a time. */
   listExhausted(query?: ExhaustedQuery): Promise<ExhaustedPage>;
   /** Retries every matching discarded step, one transaction per run. */

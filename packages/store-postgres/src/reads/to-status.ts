@@ -1,4 +1,5 @@
 import type { ChildRunSummary, RunStatus, StepEvent, StepStatus } from '@cyclone/core';
+import { StepTrigger } from '@cyclone/core';
 import type { EventRecord } from '../schema/rows.js';
 import type { RunReadRow, StepReadRow } from './run-columns.js';
 
@@ -77,5 +78,18 @@ export function toStepEvent(row: EventRecord): StepEvent {
     trigger: row.trigger,
     errorKind: row.error_kind,
     detail: row.detail,
+    ...(row.trigger === StepTrigger.Force ? operatorMove(row.detail) : {}),
+  };
+}
+
+/** What an operator's move records in its detail, as `StepEvent.forced` and `reason`. */
+function operatorMove(detail: Readonly<Record<string, unknown>> | null): {
+  forced: boolean;
+  reason?: string;
+} {
+  const reason = detail?.['reason'];
+  return {
+    forced: detail?.['forced'] === true,
+    ...(typeof reason === 'string' ? { reason } : {}),
   };
 }
