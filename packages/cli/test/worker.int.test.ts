@@ -45,7 +45,7 @@ describe('cyclone worker --handlers', () => {
     }
   }, 90_000);
 
-  it('stops at once on a second signal while a step is still running', async () => {
+  it('stops at once on a second signal while a step is still running, releasing the step', async () => {
     const worker = startCyclone([
       'worker',
       '--handlers',
@@ -70,8 +70,10 @@ describe('cyclone worker --handlers', () => {
       worker.child.kill('SIGTERM');
       await worker.waitForOutput((out) => out.includes('"event":"stopping"'));
       worker.child.kill('SIGTERM');
-      expect(await worker.exited(10_000)).toBe(130);
+      expect(await worker.exited(10_000)).toBe(143);
       expect(worker.stdout()).toContain('"event":"forced"');
+      // The aborted handler settled, so the step was released: available, no attempt charged.
+      expect((await client.listSteps(runId))[0]).toMatchObject({ state: 'available', attempts: 0 });
     } finally {
       worker.child.kill('SIGKILL');
     }

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import {
+  DefaultMaxReclaims,
   encodePayload,
   InputBytes,
   NotFoundError,
@@ -237,7 +238,7 @@ export class Client extends RunInspection {
             : `${opts.idempotencyKey}:${index}`,
       deadlineMs:
         opts.runDeadline === undefined ? null : toMilliseconds(opts.runDeadline, 'runDeadline'),
-      maxReclaims: opts.maxReclaims ?? null,
+      maxReclaims: opts.maxReclaims ?? DefaultMaxReclaims,
       concurrencyKey: opts.concurrencyKey ?? null,
       priority: opts.priority ?? 0,
     };

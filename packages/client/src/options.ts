@@ -24,7 +24,12 @@ const queryable = z.custom<Queryable>(
 export interface RunOptions {
   /** Stop the run (steps discarded with kind `deadline`, run failed) once this much time has passed. */
   readonly runDeadline?: Duration;
-  /** A step whose lease expires after this many reclaims is discarded (`reclaim_limit`). */
+  /**
+   * A step whose lease expires after this many reclaims is discarded (`reclaim_limit`), so a step
+   * that crashes its worker every time ends in the DLQ. A reclaim is an expired lease: a worker
+   * that died, was killed, or stalled past its lease.
+   * @defaultValue `DefaultMaxReclaims` (10)
+   */
   readonly maxReclaims?: number;
   /**
    * A second submission with the same key returns the first run instead of creating another. A

@@ -18,3 +18,11 @@ export const RetryAdditionalAttempts = 1;
 
 /** Default attempts for a task node when none is given. */
 export const DefaultMaxAttempts = 3;
+
+/**
+ * Default `maxReclaims` of a run: how many times the recovery sweep puts back a step whose lease
+ * expired (its worker died or stalled) before the next expiry discards it with `reclaim_limit`.
+ * Finite, so a step that crashes its worker every time ends in the DLQ instead of taking workers
+ * down forever; generous, so that crashes and kills unrelated to the step do not get there.
+ */
+export const DefaultMaxReclaims = 10;

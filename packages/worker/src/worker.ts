@@ -287,6 +287,18 @@ export class Worker {
     });
   }
 
+  /**
+   * Stops now: what a second SIGTERM does under `handleSignals`, for a process that handles its
+   * own signals. It cuts the wait of a stop under way short (or starts one with no wait): the
+   * handlers still running are aborted, the steps whose handlers settle within
+   * {@link ShutdownAbortGraceMs} are released (available again, no attempt charged), and the
+   * others are left to their leases. Resolves when the stop ends.
+   */
+  stopNow(): Promise<void> {
+    this.force();
+    return this.stop({ timeout: 0 });
+  }
+
   /** Cuts a shutdown's wait for handlers short. */
   private force(): void {
     this.forced = true;

@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@cyclone/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -182,6 +183,58 @@ describe('the examples', () => {
       scheduler.stop('SIGTERM');
     }
     expect(await scheduler.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('scheduler-metrics.ts serves the scheduler metrics from its own registry, and stops on SIGTERM', async () => {
+    const example_ = startExample('scheduler-metrics.ts', { ...env, PORT: '0' });
+    try {
+      await example_.waitFor(/^metrics at http:\/\/127\.0\.0\.1:\d+\/$/m);
+      const url = /metrics at (\S+)/.exec(example_.output)![1]!;
+      const deadline = Date.now() + 60_000;
+      let text = '';
+      while (!/^cyclone_scheduler_leader 1$/m.test(text)) {
+        if (Date.now() > deadline) throw new Error(`never led; the last scrape:\n${text}`);
+        text = await (await fetch(url)).text();
+        if (!/^cyclone_scheduler_leader 1$/m.test(text)) await sleep(100);
+      }
+      expect(text).toMatch(/^cyclone_scheduler_scanner_passes_total\{/m);
+    } finally {
+      example_.stop('SIGTERM');
+    }
+    expect(await example_.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('cli-handlers.ts serves a run under `cyclone worker --handlers`, which stops on SIGTERM', async () => {
+    const worker = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'packages/cli/bin/cyclone.js',
+        'worker',
+        '--handlers',
+        'examples/cli-handlers.ts',
+        '--scheduler',
+      ],
+      { cwd: repoRoot, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    worker.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    worker.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => worker.once('exit', resolve));
+    const client = new Client({ connectionString: database.url });
+    try {
+      const { order } = await import('../../../examples/cli-handlers.js');
+      const { runId } = await client.submit(order, { orderId: 'o-7' });
+      expect(await client.result(runId, { timeout: '60s' })).toEqual({
+        charge: { chargeId: 'ch_o-7', amountCents: 4200 },
+      });
+      expect(output).toMatch(/worker ready .*kinds=orders\.load,payments\.charge/);
+    } finally {
+      await client.close();
+      worker.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
   });
 
   it('metrics.ts serves the worker metrics, runs a job and prints what a scrape returns', async () => {

@@ -15,6 +15,7 @@ import {
   schedulesShowCommand,
   schedulesToggleCommand,
 } from './schedules.js';
+import { schedulerCommand } from './scheduler.js';
 import { serveCommand } from './serve.js';
 import { signalCommand } from './signal.js';
 import { forceCommand } from './force.js';
@@ -373,6 +374,38 @@ export const commandCatalogue: readonly (CommandSpec | CommandGroup)[] = [
 (built definitions, for child runs). SIGTERM or Ctrl-C stops claiming and lets in-flight steps
 finish for the grace period, then releases them; a second signal stops at once.`,
     run: workerCommand,
+  },
+  {
+    name: 'scheduler',
+    description: 'run a scheduler process: the time-driven scanners, one leader among replicas',
+    options: [
+      {
+        flags: '--interval <duration>',
+        description: 'how often the scanners run (default: $CYCLONE_SCHEDULER_INTERVAL, else 1s)',
+      },
+      {
+        flags: '--retention <duration>',
+        description:
+          'delete finished runs that ended longer ago; off keeps every run (default: $CYCLONE_RETENTION, else 7d)',
+      },
+      {
+        flags: '--unserved-kind-grace <duration>',
+        description:
+          'discard a step no live worker serves after this long; off never does (default: $CYCLONE_UNSERVED_KIND_GRACE, else 5m)',
+      },
+    ],
+    json: 'print the ready and stop lines as JSON',
+    examples: [
+      'cyclone scheduler',
+      'cyclone scheduler --interval 2s --retention 30d',
+      'cyclone scheduler --pooler transaction --retention off',
+    ],
+    more: `Run one or more replicas beside the workers: one leads at a time and runs the scanners
+(lease reclaim, timers and waits, cron schedules, run deadlines, retention, ...). SIGTERM or
+Ctrl-C stops scanning and gives up the leader lease at once, so another replica takes over at its
+next interval; a second signal exits at once (128 + the signal number), and the lease lapses
+within five intervals.`,
+    run: schedulerCommand,
   },
   {
     name: 'serve',

@@ -10,13 +10,18 @@ import { awaitShutdown } from '../terminal/signals.js';
 import { loadHandlerModule } from '../worker/handler-module.js';
 import type { CommandContext } from '../framework/context.js';
 
-/** Exit code when a second signal cut the graceful shutdown short. */
-const ForcedStop = 130;
+/** Signal numbers, for the exit code of a stop a second signal cut short: 128 + the number. */
+const SignalNumbers: Readonly<Record<string, number>> = { SIGINT: 2, SIGTERM: 15 };
+
+/** After a second signal, the process exits after at most this long, even if the stop hangs. */
+const ForcedExitMs = 5_000;
 
 /**
  * `cyclone worker --handlers MODULE`: a production worker process. Runs until SIGTERM or SIGINT,
- * then stops claiming and lets in-flight steps finish for `--grace` before releasing them; a
- * second signal exits at once (the steps' leases then expire and the scheduler reclaims them).
+ * then stops claiming and lets in-flight steps finish for `--grace` before releasing them. A
+ * second signal cuts the grace short as `handleSignals` does: it aborts the handlers, releases the
+ * steps whose handlers settle, and exits with 128 + the signal number (a step whose handler
+ * ignores the abort comes back when its lease expires).
  */
 export async function workerCommand(ctx: CommandContext): Promise<number> {
   const { output } = ctx;
@@ -62,8 +67,13 @@ export async function workerCommand(ctx: CommandContext): Promise<number> {
 
   const shutdown = awaitShutdown((signal) => {
     print('forced', { id: worker.id, signal });
-    // Nothing more to wait for: in-flight steps come back when their leases expire.
-    process.exit(ForcedStop);
+    const code = 128 + (SignalNumbers[signal] ?? 15);
+    setTimeout(() => process.exit(code), ForcedExitMs).unref();
+    void worker
+      .stopNow()
+      .then(() => scheduler?.stop())
+      .catch(() => undefined)
+      .finally(() => process.exit(code));
   });
   let started = false;
   try {

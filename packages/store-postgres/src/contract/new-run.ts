@@ -52,6 +52,7 @@ export interface NewRun {
 export interface NewRunOptions {
   readonly idempotencyKey?: string | null;
   readonly deadlineMs?: number | null;
+  /** @defaultValue `DefaultMaxReclaims` (10); null also takes the default */
   readonly maxReclaims?: number | null;
   readonly parentRunId?: string | null;
   readonly parentStepId?: string | null;

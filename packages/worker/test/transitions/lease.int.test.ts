@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ErrorKind } from '@cyclone/core';
+import { DefaultMaxReclaims, ErrorKind } from '@cyclone/core';
 import type { ClaimedStep } from '@cyclone/store-postgres';
 import { eventually, gate } from '../engine.js';
 import {
@@ -126,6 +126,24 @@ describe('running -> available by lease reclaim', () => {
     const types = (await eventRows(engine, runId)).map((e) => e.type);
     expect(types.filter((t) => t === 'step_completed')).toHaveLength(1);
     expect(types.filter((t) => t === 'run_completed')).toHaveLength(1);
+  });
+
+  it('limits reclaims to DefaultMaxReclaims when a submission gives no maxReclaims: a step that always crashes its worker ends in the DLQ', async () => {
+    const { runId } = await engine.client.enqueue('lease.crashing', null);
+    expect((await runRow(engine, runId)).max_reclaims).toBe(DefaultMaxReclaims);
+    for (let reclaim = 0; reclaim <= DefaultMaxReclaims; reclaim += 1) {
+      const claim = await claimOne('lease.crashing', `worker-${reclaim}`, 50);
+      expect(claim.reclaims).toBe(reclaim);
+      await leaseExpires(engine, claim.id);
+      expect(await engine.store.reclaimExpired()).toBe(1);
+    }
+    expect(await stepRow(engine, runId, 'lease.crashing')).toMatchObject({
+      state: 'discarded',
+      error_kind: ErrorKind.ReclaimLimit,
+      attempts: 0,
+      reclaims: DefaultMaxReclaims,
+    });
+    expect((await runRow(engine, runId)).state).toBe('failed');
   });
 
   it('discards with reclaim_limit when the lease expires again after maxReclaims reclaims, charging no attempt', async () => {

@@ -1,0 +1,100 @@
+/**
+ * The option tables of the READMEs against the options types: a table that lacks an option, or
+ * lists one the type does not have, fails here. The types are read from the sources with the
+ * TypeScript compiler, so an option added to the type without a line in its README is caught.
+ * Options tagged `@internal` (test hooks) are left out of both sides.
+ */
+import { readFileSync } from 'node:fs';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { inRepo } from './support.js';
+
+interface OptionsTable {
+  /** The README whose `| option |` table documents the type. */
+  readonly readme: string;
+  /** The source file that declares the type. */
+  readonly source: string;
+  /** The exported interface or type alias. */
+  readonly typeName: string;
+}
+
+const tables: readonly OptionsTable[] = [
+  {
+    readme: 'packages/worker/README.md',
+    source: 'packages/worker/src/options.ts',
+    typeName: 'WorkerOptions',
+  },
+  {
+    readme: 'packages/scheduler/README.md',
+    source: 'packages/scheduler/src/options.ts',
+    typeName: 'SchedulerOptions',
+  },
+  {
+    readme: 'packages/client/README.md',
+    source: 'packages/client/src/client.ts',
+    typeName: 'ClientOptions',
+  },
+];
+
+const program = ts.createProgram(
+  tables.map(({ source }) => inRepo(source)),
+  {
+    strict: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    customConditions: ['@cyclone/source'],
+    noEmit: true,
+  },
+);
+const checker = program.getTypeChecker();
+
+/** The public property names of an exported type, as the compiler sees them. */
+function optionsOf(source: string, typeName: string): string[] {
+  const file = program.getSourceFile(inRepo(source));
+  if (file === undefined) throw new Error(`${source} is not in the program`);
+  const declaration = file.statements.find(
+    (statement): statement is ts.InterfaceDeclaration | ts.TypeAliasDeclaration =>
+      (ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement)) &&
+      statement.name.text === typeName,
+  );
+  if (declaration === undefined) throw new Error(`${source} declares no ${typeName}`);
+  const type = checker.getTypeAtLocation(declaration.name);
+  return checker
+    .getPropertiesOfType(type)
+    .filter((property) => !property.getJsDocTags(checker).some((tag) => tag.name === 'internal'))
+    .map((property) => property.getName())
+    .sort();
+}
+
+/** The backquoted names in the first column of the README's `| option |` table. */
+function documentedOptions(readme: string): string[] {
+  const lines = readFileSync(inRepo(readme), 'utf8').split('\n');
+  const header = lines.findIndex((line) => /^\|\s*option\s*\|/.test(line));
+  if (header < 0) throw new Error(`${readme} has no table whose first column is "option"`);
+  const names: string[] = [];
+  for (const line of lines.slice(header + 2)) {
+    if (!line.startsWith('|')) break;
+    const firstCell = line.split('|')[1] ?? '';
+    for (const match of firstCell.matchAll(/`(\w+)`/g)) names.push(match[1]!);
+  }
+  return names.sort();
+}
+
+describe('the option tables of the READMEs', () => {
+  for (const { readme, source, typeName } of tables) {
+    it(`${readme} lists every option of ${typeName}, and no other`, () => {
+      const declared = optionsOf(source, typeName);
+      expect(declared.length, `${typeName} has options`).toBeGreaterThan(3);
+      const documented = documentedOptions(readme);
+      expect(
+        declared.filter((name) => !documented.includes(name)),
+        `options of ${typeName} missing from ${readme}`,
+      ).toEqual([]);
+      expect(
+        documented.filter((name) => !declared.includes(name)),
+        `options in ${readme} that ${typeName} does not have`,
+      ).toEqual([]);
+    });
+  }
+});
