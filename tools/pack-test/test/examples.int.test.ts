@@ -136,6 +136,29 @@ describe('the examples', () => {
     ]);
   });
 
+  it('quickstart.ts (docs/quickstart.md) runs its signup workflow to the result', async () => {
+    const { stdout } = await example('quickstart.ts', env);
+    expect(stdout).toMatch(/^\{ welcome: \{ sent: true \} \}$/m);
+    const runId = /^run (\S+)$/m.exec(stdout)?.[1];
+    const runs = await query<{ id: string; state: string }>(
+      database.url,
+      "SELECT id, state FROM cyclone_runs WHERE workflow = 'signup'",
+    );
+    expect(runs).toEqual([{ id: runId, state: 'completed' }]);
+  });
+
+  it('testing.ts (docs/testing.md) passes its own tests and drops its schema', async () => {
+    const { stdout } = await example('testing.ts', env);
+    expect(stdout).toMatch(/a small refund is checked, then paid/);
+    expect(stdout).toMatch(/a large refund fails at the check and is never paid/);
+    expect(stdout).toMatch(/^# fail 0$/m);
+    const schemas = await query<{ n: number }>(
+      database.url,
+      "SELECT count(*)::int AS n FROM pg_namespace WHERE nspname LIKE 'test_refund_%'",
+    );
+    expect(schemas[0]?.n).toBe(0);
+  });
+
   it('store-direct.ts submits, claims and completes a job through the store', async () => {
     const { stdout } = await example('store-direct.ts', env);
     expect(stdout.trim()).toBe('completed');

@@ -1,13 +1,19 @@
 /**
- * The READMEs quote the programs in examples/: a block that follows a `<!-- examples/<file> -->`
- * marker must equal that file, so that what a reader copies is what the example tests ran. Every
- * example is quoted somewhere.
+ * The READMEs and the pages of docs/ quote the programs in examples/: a block that follows a
+ * `<!-- examples/<file> -->` marker must equal that file, so that what a reader copies is what the
+ * example tests ran. Every example is quoted somewhere.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { inRepo, publishedPackages } from './support.js';
 
-const readmes = ['README.md', ...publishedPackages.map((folder) => `packages/${folder}/README.md`)];
+const readmes = [
+  'README.md',
+  ...publishedPackages.map((folder) => `packages/${folder}/README.md`),
+  ...readdirSync(inRepo('docs'))
+    .filter((file) => file.endsWith('.md'))
+    .map((file) => `docs/${file}`),
+];
 const marker = /^<!-- (examples\/[\w.-]+) -->\n\n```ts\n([\s\S]*?)^```$/gm;
 
 function quotes(readme: string): { file: string; text: string }[] {
