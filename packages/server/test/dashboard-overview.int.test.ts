@@ -175,7 +175,13 @@ describe('the workers page', () => {
     await second.stop({ timeout: '5s' });
     await page.goto(`${base}/#/overview`);
     await page.goto(`${base}/#/workers`);
-    await page.waitForSelector(`#live-workers tr[data-worker="${worker.id}"]`);
+    // The page renders after the hash changes: until it has, the old list is still shown, so
+    // wait for a list without the stopped worker (failing after the deadline if it never comes).
+    await page.waitForFunction(
+      `document.querySelector('#live-workers tr[data-worker="${worker.id}"]') !== null &&
+       document.querySelector('#live-workers tr[data-worker="${second.id}"]') === null`,
+      { timeout: 15_000 },
+    );
     expect(await page.$(`#live-workers tr[data-worker="${second.id}"]`)).toBeNull();
   });
 });
