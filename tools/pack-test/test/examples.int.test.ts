@@ -252,7 +252,13 @@ describe('the examples', () => {
       expect(await client.result(runId, { timeout: '60s' })).toEqual({
         charge: { chargeId: 'ch_o-7', amountCents: 4200 },
       });
-      expect(output).toMatch(/worker ready .*kinds=orders\.load,payments\.charge/);
+      // The run can finish before the command prints its ready line (it does once the scheduler
+      // has started too): wait for the line, up to a deadline.
+      const ready = /worker ready .*kinds=orders\.load,payments\.charge/;
+      for (const deadline = Date.now() + 30_000; !ready.test(output) && Date.now() < deadline;) {
+        await sleep(50);
+      }
+      expect(output).toMatch(ready);
     } finally {
       await client.close();
       worker.kill('SIGTERM');
