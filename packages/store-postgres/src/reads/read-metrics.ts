@@ -1,4 +1,5 @@
 import type { Executor } from '../db/executor.js';
+import { availableKindsSeen } from '../tables/steps/available-kinds.js';
 import { defineStatement } from '../db/statement.js';
 import { oldestReadyAt } from '../tables/steps/oldest-ready.js';
 
@@ -37,16 +38,7 @@ export interface MetricsRow {
 const statement = defineStatement<ReadMetricsParams, MetricsRow>(
   'read-metrics',
   (t, p) => `
-WITH RECURSIVE seen(kind, n) AS (
-  (SELECT kind, 1 FROM ${t.steps} WHERE state = 'available' AND kind IS NOT NULL
-   ORDER BY kind LIMIT 1)
-  UNION ALL
-  SELECT next.kind, seen.n + 1 FROM seen CROSS JOIN LATERAL (
-    SELECT s.kind FROM ${t.steps} s WHERE s.state = 'available' AND s.kind > seen.kind
-    ORDER BY s.kind LIMIT 1
-  ) next
-  WHERE seen.n < ${p.kindLimit}
-), kinds AS (
+WITH RECURSIVE ${availableKindsSeen(t, p.kindLimit)}, kinds AS (
   SELECT unnest(${p.kinds}::text[]) AS kind
   UNION
   (SELECT kind FROM (

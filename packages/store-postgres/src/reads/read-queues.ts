@@ -1,4 +1,5 @@
 import type { Executor } from '../db/executor.js';
+import { availableKindsSeen } from '../tables/steps/available-kinds.js';
 import { defineStatement } from '../db/statement.js';
 import { oldestReadyAt } from '../tables/steps/oldest-ready.js';
 
@@ -38,16 +39,7 @@ export interface QueueRow {
 const statement = defineStatement<ReadQueuesParams, QueueRow>(
   'read-queues',
   (t, p) => `
-WITH RECURSIVE seen(kind, n) AS (
-  (SELECT kind, 1 FROM ${t.steps} WHERE state = 'available' AND kind IS NOT NULL
-   ORDER BY kind LIMIT 1)
-  UNION ALL
-  SELECT next.kind, seen.n + 1 FROM seen CROSS JOIN LATERAL (
-    SELECT s.kind FROM ${t.steps} s WHERE s.state = 'available' AND s.kind > seen.kind
-    ORDER BY s.kind LIMIT 1
-  ) next
-  WHERE seen.n < ${p.kindLimit}
-), discarded AS (
+WITH RECURSIVE ${availableKindsSeen(t, p.kindLimit)}, discarded AS (
   SELECT d.kind, count(*)::int AS n FROM (
     SELECT s.kind FROM ${t.steps} s
     WHERE s.state = 'discarded' AND s.error_kind = ANY(${p.reasons}::text[])
