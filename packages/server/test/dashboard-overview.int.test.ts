@@ -239,8 +239,13 @@ describe('the runs list', () => {
     expect(found).toEqual([retried]);
 
     // The filter lives in the URL: loading it again shows the same list.
+    // Only the hash changes, so the page is not reloaded: wait for the list drawn for the new
+    // filter rather than read the one still shown for the previous search.
     await page.goto(`${base}/#/runs?q=${retried}`);
-    await page.waitForSelector('#search-matched');
+    await page.waitForFunction(
+      "document.querySelector('#search-matched')?.textContent?.includes('run id')",
+      { timeout: 10_000 },
+    );
     expect(await text('#search-matched')).toContain('run id');
     await shoot('runs-search');
   });

@@ -382,7 +382,9 @@ describe('the dashboard', () => {
       const running = (await stateOfStep(first)) === 'running' ? first : held;
       const waiting = running === first ? held : first;
       await page.goto(`${base}/#/runs/${waiting}`);
-      await page.waitForSelector('#steps-table [data-label="AwaitingResource"]');
+      await page.waitForSelector(
+        `#run-page[data-run="${waiting}"] #steps-table [data-label="AwaitingResource"]`,
+      );
       const why = await page.$eval('#steps-table tbody tr', (tr) => tr.textContent ?? '');
       expect(why).toContain('available');
       expect(why).toContain('The concurrency cap of kind shop.slow (1) is full');
@@ -405,7 +407,9 @@ describe('the dashboard', () => {
     );
     expect(row?.cached).toBe(true);
     await page.goto(`${base}/#/runs/${second}`);
-    await page.waitForSelector('#steps-table tr[data-node="render"] [data-label="Cached"]');
+    await page.waitForSelector(
+      `#run-page[data-run="${second}"] #steps-table tr[data-node="render"] [data-label="Cached"]`,
+    );
     const text = await page.$eval('#steps-table tr[data-node="render"]', (tr) => tr.textContent);
     expect(text).toContain('completed');
   });
