@@ -13,7 +13,7 @@ import {
   connectStore,
   isUuid,
   runOfDefinition,
-  runOfJob,
+  newJobs,
   type ClientStore,
   type NewRun,
   type PoolerMode,
@@ -213,18 +213,23 @@ export class Client extends RunInspection {
         ? null
         : toMilliseconds(opts.scheduledAt, 'scheduledAt');
     const attributes = { workflow: validKind, runs: argsList.length };
-    return traceSubmission('cyclone.enqueue', attributes, (traceContext) => {
-      const runs = argsList.map((args, i) =>
-        runOfJob(validKind, this.encodeInput(args, many ? `args[${i}]` : 'args'), {
-          ...this.runOptions(opts, many ? i : undefined),
-          maxAttempts: opts.maxAttempts,
-          timeoutMs: opts.timeout === undefined ? null : toMilliseconds(opts.timeout, 'timeout'),
-          delayMs,
-          runAt,
-          traceContext,
-        }),
-      );
-      return this.insert(runs, opts.tx);
+    // What the jobs share is worked out once; each job costs its arguments' encoding and two ids.
+    const shared = {
+      ...this.runOptions(opts, undefined),
+      suffixKeys: many,
+      maxAttempts: opts.maxAttempts,
+      timeoutMs: opts.timeout === undefined ? null : toMilliseconds(opts.timeout, 'timeout'),
+      delayMs,
+      runAt,
+    };
+    const argsJson = argsList.map((args, i) =>
+      this.encodeInput(args, many ? `args[${i}]` : 'args'),
+    );
+    if (argsJson.length === 0) return [];
+    return traceSubmission('cyclone.enqueue', attributes, async (traceContext) => {
+      const jobs = newJobs(validKind, argsJson, { ...shared, traceContext });
+      const result = await this.store.enqueue(jobs, opts.tx);
+      return result.map((r) => ({ runId: r.runId, created: r.created }));
     });
   }
 

@@ -35,6 +35,7 @@ export {
   type MigrationStatusOptions,
 } from './migration/migration-status.js';
 export { runOfDefinition, runOfJob } from './tables/runs/new-runs.js';
+export { newJobs } from './tables/runs/new-jobs.js';
 export { Notifier, NotifierHealthCheckMs, type NotifierOptions } from './db/notifier.js';
 export { Channels } from './db/channels.js';
 export { PoolerModes, type PoolerMode } from './db/pooler.js';

@@ -28,6 +28,7 @@ import type {
   KindQueueOverview,
   MetricsQuery,
   MetricsSnapshot,
+  NewJobs,
   NewRun,
   NodeLocator,
   Queryable,
@@ -91,6 +92,7 @@ import {
 } from './schedules/schedule-commands.js';
 import { settlePending } from './settlement/settle-pending.js';
 import { deliverSignal } from './submission/deliver-signal.js';
+import { enqueue } from './submission/enqueue.js';
 import { submit } from './submission/submit.js';
 import { deleteFinishedRuns } from './tables/runs/delete-finished-runs.js';
 import { deleteExpiredCache } from './tables/cache/delete-expired-cache.js';
@@ -116,6 +118,11 @@ export class PostgresStore extends StoreBase implements CycloneStore {
   submit(runs: readonly NewRun[], tx?: Queryable): Promise<SubmittedRun[]> {
     const db = tx ? this.exec.on(tx) : this.exec;
     return this.settled('submit', () => submit(db, runs, tx !== undefined));
+  }
+
+  enqueue(jobs: NewJobs, tx?: Queryable): Promise<SubmittedRun[]> {
+    const db = tx ? this.exec.on(tx) : this.exec;
+    return this.guard('enqueue', () => enqueue(db, jobs));
   }
 
   signal(delivery: SignalDelivery): Promise<SignalReceipt> {

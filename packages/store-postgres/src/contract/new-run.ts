@@ -72,3 +72,26 @@ export interface NewJobOptions extends NewRunOptions {
   readonly runAt?: Date | null;
   readonly backoff?: BackoffPolicy | null;
 }
+
+/**
+ * Standalone jobs of one kind enqueued together with the same options: the rows of `runOfJob`
+ * for each, in a shape that is cheap to build and to send (one id pair and one encoded argument
+ * list entry a job; everything else once). Built by `newJobs`.
+ */
+export interface NewJobs {
+  readonly kind: string;
+  /** Each job's run id, in order. */
+  readonly runIds: readonly string[];
+  /** Each job's step id, in the same order. */
+  readonly stepIds: readonly string[];
+  /** Each job's arguments, already encoded and validated as JSON text, in the same order. */
+  readonly argsJson: readonly string[];
+  /**
+   * The idempotency key: each job's own when `suffixKeys` is false (one job), else suffixed with
+   * the job's position (`key:0`, `key:1`, ...). Null: none.
+   */
+  readonly idempotencyKey: string | null;
+  readonly suffixKeys: boolean;
+  /** The options every job of the call shares. */
+  readonly options: NewJobOptions;
+}

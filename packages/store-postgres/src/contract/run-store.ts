@@ -1,5 +1,5 @@
 import type { NodeFacts, RunState, RunStatus, StepEvent, StepStatus } from '@cyclone/core';
-import type { NewRun } from './new-run.js';
+import type { NewJobs, NewRun } from './new-run.js';
 import type { Queryable } from './queryable.js';
 import type { SchemaCheck } from './schema-check.js';
 
@@ -66,6 +66,13 @@ export interface RunCommands {
    * returned with `created: false`.
    */
   submit(runs: readonly NewRun[], tx?: Queryable): Promise<SubmittedRun[]>;
+  /**
+   * Enqueues standalone jobs of one kind that share their options, in one statement, on the pool
+   * or on the caller's own transaction: the rows {@link RunCommands.submit} would write for them,
+   * sent in a leaner shape. A job whose idempotency key exists already is not inserted; its
+   * existing run's id is returned with `created: false`.
+   */
+  enqueue(jobs: NewJobs, tx?: Queryable): Promise<SubmittedRun[]>;
   /**
    * Delivers a signal to a run under its lock: stored (once per signal id), and consumed at once
    * by the first node that waits for its name, or kept until one does.

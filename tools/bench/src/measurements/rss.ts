@@ -5,7 +5,7 @@ export class RssSampler {
   readonly baselineBytes: number;
 
   constructor(private readonly intervalMs = 25) {
-    this.baselineBytes = process.memoryUsage().rss;
+    this.baselineBytes = process.memoryUsage.rss();
     this.peakBytes = this.baselineBytes;
   }
 
@@ -16,7 +16,7 @@ export class RssSampler {
   }
 
   sample(): void {
-    const rss = process.memoryUsage().rss;
+    const rss = process.memoryUsage.rss();
     if (rss > this.peakBytes) this.peakBytes = rss;
   }
 

@@ -15,6 +15,18 @@ export async function insertNewRuns(
   runs: readonly NewRun[],
 ): Promise<SubmittedRun[]> {
   const inserted = new Set((await insertRuns(db, insertRunsParams(runs))).map((r) => r.id));
+  return submittedRuns(db, runs, inserted);
+}
+
+/**
+ * What a submission returns for each run it tried to insert, in order: `created` for those it
+ * inserted; for the others, skipped for their idempotency key, the run that holds the key.
+ */
+export async function submittedRuns(
+  db: Executor,
+  runs: readonly { readonly id: string; readonly idempotencyKey: string | null }[],
+  inserted: ReadonlySet<string>,
+): Promise<SubmittedRun[]> {
   const missing = runs.filter((r) => !inserted.has(r.id) && r.idempotencyKey !== null);
   const existing = new Map<string, string>();
   if (missing.length > 0) {

@@ -1,0 +1,43 @@
+import type { NewJobOptions, NewJobs, NewRun } from '../../contract/new-run.js';
+import { uuidv7 } from '../../db/ids.js';
+import { runOfJob } from './new-runs.js';
+
+/**
+ * Builds the rows of standalone jobs of one kind that share their options (an `enqueueMany`): a
+ * run id and a step id a job, made here, and the arguments as given. The rows are those of
+ * `runOfJob` for each job; only their shape differs.
+ */
+export function newJobs(
+  kind: string,
+  argsJson: readonly string[],
+  options: NewJobOptions & { suffixKeys?: boolean } = {},
+): NewJobs {
+  const runIds = new Array<string>(argsJson.length);
+  const stepIds = new Array<string>(argsJson.length);
+  for (let i = 0; i < argsJson.length; i++) {
+    runIds[i] = uuidv7();
+    stepIds[i] = uuidv7();
+  }
+  const { suffixKeys = false, idempotencyKey = null, ...shared } = options;
+  return { kind, runIds, stepIds, argsJson, idempotencyKey, suffixKeys, options: shared };
+}
+
+/** The idempotency key each job of {@link NewJobs} is stored with (null for none). */
+export function jobIdempotencyKey(jobs: NewJobs, index: number): string | null {
+  if (jobs.idempotencyKey === null) return null;
+  return jobs.suffixKeys ? `${jobs.idempotencyKey}:${index}` : jobs.idempotencyKey;
+}
+
+/**
+ * The same jobs as runs of `runOfJob` (their ids kept), for the general insert: what a bulk
+ * enqueue too large for one JSON array of arguments takes.
+ */
+export function jobsAsRuns(jobs: NewJobs): NewRun[] {
+  return jobs.runIds.map((id, i) => {
+    const run = runOfJob(jobs.kind, jobs.argsJson[i]!, {
+      ...jobs.options,
+      idempotencyKey: jobIdempotencyKey(jobs, i),
+    });
+    return { ...run, id, steps: [{ ...run.steps[0]!, id: jobs.stepIds[i]! }] };
+  });
+}
