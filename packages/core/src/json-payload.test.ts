@@ -63,6 +63,34 @@ describe('encodePayload accepts', () => {
     expect(encodePayload('é'.repeat(10), { ...options, maxBytes: 22 })).toBe(text);
   });
 
+  test('plain data, nested beyond the fast path, and values it hands to the full check', () => {
+    fc.assert(
+      fc.property(
+        fc.jsonValue({ maxDepth: 4 }),
+        fc.integer({ min: 30, max: 40 }),
+        (leaf, depth) => {
+          let value: unknown = leaf;
+          for (let i = 0; i < depth; i++) value = i % 2 === 0 ? [value] : { k: value };
+          return encodePayload(value, options) === JSON.stringify(value);
+        },
+      ),
+    );
+    const mixed = { list: [1, 'two', { at: new Date(0) }], n: null, t: true };
+    expect(encodePayload(mixed, options)).toBe(JSON.stringify(mixed));
+  });
+
+  test('a getter read once, its value written as read', () => {
+    let reads = 0;
+    const value = {
+      get n() {
+        reads += 1;
+        return reads;
+      },
+    };
+    expect(encodePayload(value, options)).toBe('{"n":1}');
+    expect(reads).toBe(1);
+  });
+
   test('paired surrogates (emoji) in strings and keys', () => {
     expect(encodePayload({ '🙂': '🎉' }, options)).toBe('{"🙂":"🎉"}');
   });

@@ -54,6 +54,92 @@ class TooManyIssues extends Error {}
  * @throws ValidationError naming every offending value (up to 20) by path, or the size and the limit
  */
 export function encodePayload(value: unknown, options: EncodePayloadOptions): string {
+  let plain: string | undefined;
+  try {
+    plain = writePlainJson(value, 0);
+  } catch {
+    // A getter threw: the full check reports it with its path.
+  }
+  if (plain !== undefined) return checkedSize(plain, options);
+  return encodeChecked(value, options);
+}
+
+/**
+ * Nesting deeper than this leaves the fast path ({@link writePlainJson}) for the full check, which
+ * also finds cycles.
+ */
+const PlainJsonMaxDepth = 32;
+
+/**
+ * The fast path of {@link encodePayload}: writes `value` as JSON when it is plain JSON data (null,
+ * booleans, finite numbers, well-formed strings, arrays without holes or `undefined`, plain objects
+ * without `toJSON`, nested at most {@link PlainJsonMaxDepth} deep), the same text `JSON.stringify`
+ * writes; anything else gives undefined, and the full check (`encodeChecked`) runs instead, which
+ * names every offending value by path. Most payloads are plain data, and this costs a fraction of
+ * the full check, which builds a path and registers each holder. The text is written from the
+ * values read, so what is stored is what was checked (a getter runs once here, and again in the
+ * full check only when the value turned out not to be plain).
+ */
+function writePlainJson(value: unknown, depth: number): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return findIllFormedText(value) === undefined ? JSON.stringify(value) : undefined;
+    case 'number':
+      return Number.isFinite(value) ? JSON.stringify(value) : undefined;
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      break;
+    default:
+      return undefined;
+  }
+  if (value === null) return 'null';
+  if (depth >= PlainJsonMaxDepth) return undefined;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined;
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i++) {
+      // A hole or undefined is refused by the full check, which says where.
+      const element: unknown = value[i];
+      if (element === undefined) return undefined;
+      const written = writePlainJson(element, depth + 1);
+      if (written === undefined) return undefined;
+      text += i === 0 ? written : `,${written}`;
+    }
+    return `${text}]`;
+  }
+  if (!isPlainObject(value)) return undefined;
+  let text = '{';
+  let first = true;
+  for (const key of Object.keys(value)) {
+    if (findIllFormedText(key) !== undefined) return undefined;
+    const property: unknown = (value as Record<string, unknown>)[key];
+    // Left out, as JSON.stringify does (optional properties routinely hold undefined).
+    if (property === undefined) continue;
+    const written = writePlainJson(property, depth + 1);
+    if (written === undefined) return undefined;
+    text += `${first ? '' : ','}${JSON.stringify(key)}:${written}`;
+    first = false;
+  }
+  return `${text}}`;
+}
+
+/** `text` when it fits `options.maxBytes` of UTF-8. */
+function checkedSize(text: string, options: EncodePayloadOptions): string {
+  const size = payloadByteLength(text);
+  if (size > options.maxBytes) {
+    throw new ValidationError(options.subject, [
+      {
+        path: options.path ?? '',
+        message: `is ${size} bytes of UTF-8 JSON, expected at most ${options.maxBytes} bytes`,
+      },
+    ]);
+  }
+  return text;
+}
+
+/** The full check of {@link encodePayload}: every value visited with its path. */
+function encodeChecked(value: unknown, options: EncodePayloadOptions): string {
   const base = options.path ?? '';
   const issues: ValidationIssue[] = [];
   const report = (path: string, message: string): void => {
@@ -166,16 +252,7 @@ export function encodePayload(value: unknown, options: EncodePayloadOptions): st
     }
   }
   if (issues.length > 0 || text === undefined) throw new ValidationError(options.subject, issues);
-  const size = payloadByteLength(text);
-  if (size > options.maxBytes) {
-    throw new ValidationError(options.subject, [
-      {
-        path: base,
-        message: `is ${size} bytes of UTF-8 JSON, expected at most ${options.maxBytes} bytes`,
-      },
-    ]);
-  }
-  return text;
+  return checkedSize(text, options);
 }
 
 /**
