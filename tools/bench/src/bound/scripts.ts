@@ -59,7 +59,8 @@ const cyclone: BoundStatements = {
   complete: (name) => name.includes('complete-steps'),
   script(claim, complete, batch) {
     const claimText = withoutComments(claim.text);
-    const [limit] = positionOf(claimText, /LIMIT \$(\d+)/, 'the claim statement');
+    // The limit is read through a scalar subquery (decision 286): `LIMIT (SELECT $n::int)`.
+    const [limit] = positionOf(claimText, /LIMIT (?:\(SELECT )?\$(\d+)/, 'the claim statement');
     const [ctes, select] = splitAtLast(claimText, /\nSELECT /g, 'the claim statement');
     const claimSql = `${withVariables(ctes, (n) => `c${n}`)}, bound_out AS (${withVariables(select, (n) => `c${n}`)})
 SELECT coalesce(array_agg(id), '{}') AS bound_ids, coalesce(array_agg(claim_token), '{}') AS bound_tokens,

@@ -63,24 +63,36 @@ export function claimColumns(
 }
 
 /**
+ * Most steps one claim takes of a kind, whatever its limit: far more than a worker asks for at
+ * once (its free slots plus a local queue of at most 500), and few enough for the planner to read
+ * a kind's claimable steps in index order however many are waiting.
+ */
+export const MaxClaimPerKind = 10_000;
+
+/**
  * The claimable steps of one kind, in claim order, each locked (`FOR UPDATE SKIP LOCKED`, so
  * concurrent claims never wait on each other nor take the same row): those with a priority above
  * the default first, highest first, then the default's (0), then those below it, each oldest first
  * (decision 252). Each part is one ordered walk of its range of the claim index. The default's
  * range ends at now(), so its steps scheduled later are never read; in the others, a priority's
  * steps scheduled later are passed over on the way to the next priority. Yields `id`, `priority`,
- * `scheduled_at` and `concurrency_key` of at most `limit` rows a part; the caller orders and cuts
+ * `scheduled_at` and `concurrency_key` of at most `limit` rows a part (and at most {@link MaxClaimPerKind}); the caller orders and cuts
  * them.
  */
 export function claimableSteps(t: Pick<Tables, 'steps'>, kind: string, limit: string): string {
   const available = sqlConstant(ClaimedFromState);
-  // Each part is a subquery of its own: a locking clause may not stand in a UNION's member.
-  const part = (where: string, order: string) => `SELECT * FROM (
+  // Each part is a subquery of its own: a locking clause may not stand in a UNION's member. The
+  // inner LIMIT is a constant, so the planner never takes a part for a large share of the kind's
+  // steps (a limit it cannot see counts as a tenth of the rows: at a backlog of a million, a plan
+  // costly enough to be compiled by JIT at every claim); the outer one is the claim's own, and
+  // rows are locked only as they are read, so no more than it are locked.
+  const part = (where: string, order: string) => `(SELECT * FROM (
     SELECT id, priority, scheduled_at, concurrency_key FROM ${t.steps}
     WHERE state = ${available} AND kind = ${kind} AND scheduled_at <= now() AND ${where}
     ORDER BY ${order}
-    LIMIT ${limit}
-    FOR UPDATE SKIP LOCKED) AS part`;
+    LIMIT ${MaxClaimPerKind}
+    FOR UPDATE SKIP LOCKED) AS part
+    LIMIT ${limit})`;
   const order = 'priority DESC NULLS LAST, scheduled_at';
   return [
     part('priority > 0', order),
