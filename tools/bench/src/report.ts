@@ -3,7 +3,7 @@
  * Markdown.
  */
 import { systemMeta } from './systems/meta.js';
-import { boundBatch, flowConcurrency, type Variant } from './plan.js';
+import { boundBatch, flowKindCap, type Variant } from './plan.js';
 import type { ConfigName, SystemName } from './shared/types.js';
 
 /** One figure of one round. */
@@ -78,7 +78,7 @@ function num(m: Measurement, key: string): number | undefined {
 }
 
 const flowLabels: Readonly<Record<string, string>> = {
-  'kind-cap': `a per-kind cap of ${String(2 * flowConcurrency)} (never binds)`,
+  'kind-cap': `a per-kind cap of ${flowKindCap.toLocaleString('en-US')} (never binds)`,
   'key-cap': 'a per-key cap of 1 over 10,000 keys, one job each (never binds)',
   priority: 'priorities -3..3, no limit',
 };

@@ -2,8 +2,8 @@
  * The flow-control measurements (Cyclone only).
  *
  * `flowCost`: what a limit costs the claim. Two sets of N no-op jobs wait in one database, one
- * of a kind with no limit and one of a kind with flow control set (a per-kind cap above the
- * worker's concurrency, so it never binds; a per-key cap of 1 over 10,000 distinct keys, one job
+ * of a kind with no limit and one of a kind with flow control set (a per-kind cap above what the
+ * worker holds claimed, its slots and its local queue, so it never binds; a per-key cap of 1 over 10,000 distinct keys, one job
  * each, so it never binds either; or priorities spread over -3..3, no limit). A worker of
  * concurrency C drains a warm-up set (untimed), then each set in turn (the order given, so that
  * rounds can alternate it), timed
@@ -25,6 +25,7 @@ import { captureStatements } from '../bound/capture.js';
 import { cloneRows, scalar, sleep } from '../shared/db.js';
 
 import type { FlowMode } from '../shared/types.js';
+import { flowKindCap } from '../plan.js';
 
 const plainKind = 'bench.plain';
 const flowKind = 'bench.flow';
@@ -45,7 +46,10 @@ function flowJob(mode: FlowMode, i: number): { concurrencyKey: string | null; pr
 
 async function setLimit(client: Client, mode: FlowMode, concurrency: number): Promise<void> {
   if (mode === 'kind-cap')
-    await client.setConcurrencyLimit({ kind: flowKind, max: concurrency * 2 });
+    await client.setConcurrencyLimit({
+      kind: flowKind,
+      max: Math.max(flowKindCap, concurrency * 2),
+    });
   if (mode === 'key-cap')
     await client.setConcurrencyLimit({ kind: flowKind, max: 1, perKey: true });
 }
