@@ -93,5 +93,14 @@ export interface NewJobs {
   readonly idempotencyKey: string | null;
   readonly suffixKeys: boolean;
   /** The options every job of the call shares. */
-  readonly options: NewJobOptions;
+  readonly options: SharedJobOptions;
 }
+
+/**
+ * The options the jobs of one enqueue share: a job's own options but its key (see
+ * {@link NewJobs.idempotencyKey}) and a parent (jobs enqueued by an application have none).
+ */
+export type SharedJobOptions = Omit<
+  NewJobOptions,
+  'idempotencyKey' | 'parentRunId' | 'parentStepId'
+>;

@@ -1,16 +1,30 @@
-import type { NewJobOptions, NewJobs, NewRun } from '../../contract/new-run.js';
+import type { NewJobs, NewRun, SharedJobOptions } from '../../contract/new-run.js';
 import { uuidv7 } from '../../db/ids.js';
 import { runOfJob } from './new-runs.js';
 
 /**
  * Builds the rows of standalone jobs of one kind that share their options (an `enqueueMany`): a
  * run id and a step id a job, made here, and the arguments as given. The rows are those of
- * `runOfJob` for each job; only their shape differs.
+ * `runOfJob` for each job; only their shape differs. Pass the result to the store's `enqueue`.
+ *
+ * @param kind - the handler kind, also each run's workflow name and its step's node name
+ * @param argsJson - each job's arguments, already encoded and validated as JSON text
+ * @param options - what the jobs share; `idempotencyKey` is each job's key, or with
+ *   `suffixKeys` the prefix of `key:0`, `key:1`, ... in order
+ *
+ * @example
+ * ```ts
+ * const jobs = newJobs('email.send', ['{"to":"a@example.com"}', '{"to":"b@example.com"}'], {
+ *   idempotencyKey: 'newsletter-42',
+ *   suffixKeys: true,
+ * });
+ * const submitted = await store.enqueue(jobs); // [{ runId, created }, ...] in order
+ * ```
  */
 export function newJobs(
   kind: string,
   argsJson: readonly string[],
-  options: NewJobOptions & { suffixKeys?: boolean } = {},
+  options: SharedJobOptions & { idempotencyKey?: string | null; suffixKeys?: boolean } = {},
 ): NewJobs {
   const runIds = new Array<string>(argsJson.length);
   const stepIds = new Array<string>(argsJson.length);
