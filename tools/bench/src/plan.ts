@@ -98,13 +98,6 @@ export const boundClients = 4;
 /** Worker concurrency of the flow-cost measurements (a per-kind cap is set at twice it). */
 export const flowConcurrency = 50;
 
-/**
- * The per-kind cap of the flow measurement: above what one worker holds claimed at once (its
- * concurrency plus a local queue of up to 500 steps claimed ahead, which count as running), so
- * the cap never binds and the figure is what the limited claim itself costs (decision 287).
- */
-export const flowKindCap = 2_000;
-
 export function planVariants(
   sizes: Sizes,
   measures: readonly MeasureName[],

@@ -3,8 +3,8 @@
  * Markdown.
  */
 import { systemMeta } from './systems/meta.js';
-import { boundBatch, flowKindCap, type Variant } from './plan.js';
-import type { ConfigName, SystemName } from './shared/types.js';
+import { boundBatch, type Variant } from './plan.js';
+import { flowKindCap, type ConfigName, type SystemName } from './shared/types.js';
 
 /** One figure of one round. */
 export interface Measurement {

@@ -3,8 +3,9 @@
  *
  * `flowCost`: what a limit costs the claim. Two sets of N no-op jobs wait in one database, one
  * of a kind with no limit and one of a kind with flow control set (a per-kind cap above what the
- * worker holds claimed, its slots and its local queue, so it never binds; a per-key cap of 1 over 10,000 distinct keys, one job
- * each, so it never binds either; or priorities spread over -3..3, no limit). A worker of
+ * worker holds claimed, its slots and its local queue, so it never binds; a per-key cap of 1 over
+ * 10,000 distinct keys, one job each, so it never binds either; or priorities spread over -3..3,
+ * no limit). A worker of
  * concurrency C drains a warm-up set (untimed), then each set in turn (the order given, so that
  * rounds can alternate it), timed
  * from its start until the set's steps are all completed. The figure is the limited set's rate as
@@ -23,9 +24,7 @@ import { migrate, PostgresStore, runOfJob } from '@cyclone/store-postgres';
 import { Worker } from '@cyclone/worker';
 import { captureStatements } from '../bound/capture.js';
 import { cloneRows, scalar, sleep } from '../shared/db.js';
-
-import type { FlowMode } from '../shared/types.js';
-import { flowKindCap } from '../plan.js';
+import { flowKindCap, type FlowMode } from '../shared/types.js';
 
 const plainKind = 'bench.plain';
 const flowKind = 'bench.flow';

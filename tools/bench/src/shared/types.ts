@@ -32,6 +32,13 @@ export type MeasureName = (typeof measureNames)[number];
 export const flowModes = ['kind-cap', 'key-cap', 'priority'] as const;
 export type FlowMode = (typeof flowModes)[number];
 
+/**
+ * The per-kind cap of the flow measurement: above what one worker holds claimed at once (its
+ * concurrency plus a local queue of up to 500 steps claimed ahead, which count as running), so
+ * the cap never binds and the figure is what the limited claim itself costs (decision 287).
+ */
+export const flowKindCap = 2_000;
+
 /** How a worker under test is configured. */
 /**
  * How Cyclone's client and worker connect in a run with `--pooler-url` (the other systems are
