@@ -83,7 +83,7 @@ WITH job AS (
   -- Without a key nothing can conflict: every run was inserted, and no join is needed.
   WHERE ${p.idempotencyKey}::text IS NULL OR id IN (SELECT id FROM new_runs)
 ), notified AS (
-  -- The jobs share their start: claimable now, or later (then the scheduler's pass wakes them).
+  -- The jobs share their start: claimable now, or later (then the workers' poll finds them).
   SELECT pg_notify('${Channels.stepsAvailable}', ${p.kind}::text)
   WHERE coalesce(${p.runAt}::timestamptz,
                  now() + coalesce(${p.delayMs}::bigint, 0) * interval '1 millisecond') <= now()
