@@ -1,19 +1,87 @@
 /** Runs one measurement in a runner process of its own (src/runner.ts). */
 import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build, type Plugin } from 'esbuild';
 import type { RunnerResult } from './shared/types.js';
 
 /** The bench package's folder. */
 export const benchDir = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const runnerPath = path.join(benchDir, 'src', 'runner.ts');
-/** Node flags of every runner: TypeScript through tsx, workspace packages from their sources. */
-const runnerExecArgv = ['--no-deprecation', '--conditions=@cyclone/source', '--import', 'tsx'];
+
+/**
+ * Third-party packages stay imports of node_modules; the workspace's packages (`@cyclone/*`) and
+ * the bench's own files are bundled from their sources.
+ */
+const thirdPartyExternal: Plugin = {
+  name: 'third-party-external',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.path.startsWith('@cyclone/') ? undefined : { path: args.path, external: true },
+    );
+  },
+};
+
+/**
+ * Each bundled source keeps its own `import.meta.url`, so what finds files next to itself (the
+ * store's migrations folder, say) finds them as it does when run from source.
+ */
+const ownModuleUrl: Plugin = {
+  name: 'own-module-url',
+  setup(plugin) {
+    plugin.onLoad({ filter: /\.ts$/ }, (args) => ({
+      contents: readFileSync(args.path, 'utf8').replaceAll(
+        'import.meta.url',
+        JSON.stringify(pathToFileURL(args.path).href),
+      ),
+      loader: 'ts',
+    }));
+  },
+};
+
+let bundle: Promise<string> | undefined;
+
+/**
+ * The runner as one JavaScript file, built once per bench process (decision 288). A runner is
+ * the process whose CPU and memory the bench reports, so it runs as a deployment would: plain
+ * JavaScript, no TypeScript loader (a loader's compiler thread and caches add about 55 MB of RSS
+ * and its start-up, the same for every system). The workspace's packages come from their
+ * sources, so a run measures the code as it is, built or not. The file sits in the bench's folder
+ * so that its imports resolve from the repository's node_modules, and goes when this process
+ * exits.
+ */
+function runnerBundle(): Promise<string> {
+  bundle ??= (async () => {
+    const result = await build({
+      entryPoints: [runnerPath],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      conditions: ['@cyclone/source'],
+      plugins: [thirdPartyExternal, ownModuleUrl],
+      write: false,
+      logLevel: 'silent',
+    });
+    const dir = path.join(benchDir, '.runner');
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `runner-${process.pid}.mjs`);
+    writeFileSync(file, result.outputFiles[0]!.contents);
+    process.once('exit', () => rmSync(file, { force: true }));
+    return file;
+  })();
+  return bundle;
+}
 
 /** Runs one runner process and returns its JSON line; throws with its output when it fails. */
 export function runRunner(args: readonly string[], timeoutMs: number): Promise<RunnerResult> {
+  return runnerBundle().then((runner) => runOne(runner, args, timeoutMs));
+}
+
+function runOne(runner: string, args: readonly string[], timeoutMs: number): Promise<RunnerResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...runnerExecArgv, runnerPath, ...args], {
+    const child = spawn(process.execPath, ['--no-deprecation', runner, ...args], {
       cwd: benchDir,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: process.env,
