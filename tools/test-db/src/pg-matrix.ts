@@ -16,6 +16,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
 import { repoRoot } from './paths.js';
 import {
   defaultEmbeddedMajor,
@@ -121,12 +123,14 @@ async function runSuite(major: number, suite: Suite): Promise<Outcome> {
     const child = spawn(vitest, ['run', ...(suite.files ?? []), `--outputFile.json=${report}`], {
       cwd: path.join(repoRoot, suite.folder),
       env: environmentFor(major),
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stdout.on('data', (chunk: Buffer) => {
-      process.stdout.write(chunk);
-      version ??= /\[test-db\] PostgreSQL (\S+) from/.exec(chunk.toString())?.[1];
+    // The versions run side by side: each line of their output says which one it is from.
+    const prefix = `[pg${major}] `;
+    prefixLines(child.stdout, process.stdout, prefix, (text) => {
+      version ??= /\[test-db\] PostgreSQL (\S+) from/.exec(text)?.[1];
     });
+    prefixLines(child.stderr, process.stderr, prefix);
     child.on('error', reject);
     child.on('close', (code) => resolve(code ?? 1));
   });
@@ -148,6 +152,19 @@ async function runSuite(major: number, suite: Suite): Promise<Outcome> {
   };
 }
 
+/** Copies `from` to `to` line by line, each line after `prefix`; `seen` gets each line too. */
+function prefixLines(
+  from: Readable,
+  to: Writable,
+  prefix: string,
+  seen: (line: string) => void = () => undefined,
+): void {
+  createInterface({ input: from, crlfDelay: Infinity }).on('line', (text) => {
+    seen(text);
+    to.write(`${prefix}${text}\n`);
+  });
+}
+
 function line(outcome: Outcome): string {
   const server = `PostgreSQL ${outcome.version ?? `${outcome.major} (no server line)`}`;
   const status = outcome.exitCode === 0 ? '' : `, vitest exited ${outcome.exitCode}`;
@@ -159,15 +176,22 @@ function line(outcome: Outcome): string {
 
 async function main(): Promise<number> {
   checkFilesExist();
-  const outcomes: Outcome[] = [];
-  for (const major of majorsToRun(process.argv.slice(2))) {
-    console.log(`\n[pg-matrix] PostgreSQL ${major} (${embeddedPostgresPackage(major)})`);
-    for (const suite of suites) {
-      const outcome = await runSuite(major, suite);
-      outcomes.push(outcome);
-      console.log(line(outcome));
-    }
-  }
+  // The versions run side by side, each on an embedded server of its own (a free port, a data
+  // folder of its own), each version's suites one after the other: most of a suite's time is
+  // waiting on its server, so two versions take little longer than one (decision 165).
+  const perMajor = await Promise.all(
+    majorsToRun(process.argv.slice(2)).map(async (major) => {
+      console.log(`[pg-matrix] PostgreSQL ${major} (${embeddedPostgresPackage(major)})`);
+      const done: Outcome[] = [];
+      for (const suite of suites) {
+        const outcome = await runSuite(major, suite);
+        done.push(outcome);
+        console.log(line(outcome));
+      }
+      return done;
+    }),
+  );
+  const outcomes = perMajor.flat();
   console.log('\n[pg-matrix] summary');
   for (const outcome of outcomes) console.log(line(outcome));
   const bad = outcomes.filter((o) => o.exitCode !== 0 || o.failed > 0 || o.passed === 0);

@@ -106,7 +106,14 @@ export function spawnFixture(
         what,
         timeoutMs,
         10,
-      ),
+      ).catch((error: unknown) => {
+        // A process that is still running but never said it: what it logged says why.
+        throw new Error(
+          `${error instanceof Error ? error.message : String(error)}; ${name}'s stderr: ` +
+            (stderr.slice(-2000) || '(empty)'),
+          { cause: error },
+        );
+      }),
     onLine: (listener) => listeners.push(listener),
     send: (text) => {
       if (!ended) child.stdin.write(`${text}\n`);

@@ -54,13 +54,6 @@ export async function sigkillMidStep(
     for (let k = 0; k < kills; k++) {
       const victim = next;
       await workerReady(victim);
-      // The next victim warms up while this one works.
-      next = spawnWorker(fixtures, url, {
-        id: `victim-${k + 1}`,
-        lease: '1s',
-        concurrency: 6,
-        ...via,
-      });
       const jobs = await db.client.enqueueMany(
         'fault.work',
         Array.from({ length: stepsPerKill }, (_, i) => ({ kill: k, i })),
@@ -68,6 +61,15 @@ export async function sigkillMidStep(
       );
       runIds.push(...jobs.map((j) => j.runId));
       await victim.line(fixtureEvent('started'), `${victim.name} to start a step`);
+      // The next victim warms up while this one works. Started only now: a worker claims as soon
+      // as it is up, so one started before this round's steps were taken could take them all
+      // first and leave the victim none to be killed in.
+      next = spawnWorker(fixtures, url, {
+        id: `victim-${k + 1}`,
+        lease: '1s',
+        concurrency: 6,
+        ...via,
+      });
       await delay(randomBetween(0, 200));
       const [{ now }] = (await db.query<{ now: Date }>('SELECT clock_timestamp() AS now')) as [
         { now: Date },
