@@ -1,6 +1,6 @@
 /** Runs one measurement in a runner process of its own (src/runner.ts). */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
@@ -40,6 +40,27 @@ const ownModuleUrl: Plugin = {
   },
 };
 
+/**
+ * Removes the bundles of bench processes that are gone: a process killed by a signal (a test
+ * runner's worker, say) never runs its exit hook.
+ */
+function removeOrphanBundles(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const pid = Number(/^runner-(\d+)\.mjs$/.exec(name)?.[1]);
+    if (pid && !processAlive(pid)) rmSync(path.join(dir, name), { force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, under another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 let bundle: Promise<string> | undefined;
 
 /**
@@ -66,6 +87,7 @@ function runnerBundle(): Promise<string> {
     });
     const dir = path.join(benchDir, '.runner');
     mkdirSync(dir, { recursive: true });
+    removeOrphanBundles(dir);
     const file = path.join(dir, `runner-${process.pid}.mjs`);
     writeFileSync(file, result.outputFiles[0]!.contents);
     process.once('exit', () => rmSync(file, { force: true }));
