@@ -56,6 +56,7 @@ async function progress(
     inProgressStates: InProgressItemStates,
     unfinishedStates: UnfinishedItemStates,
     discardedState: StepState.Exhausted,
+    waitingState: release.eventFrom,
   });
   if (state.discarded_index !== null) {
     const failed = await failFanOutNode(db, node.id, {
@@ -70,6 +71,7 @@ async function progress(
   }
   // Without a limit every item was inserted available; only items a retry reopened wait.
   if (
+    !state.waiting ||
     run.state === RunState.Paused ||
     (node.max_parallel !== null && state.in_progress >= node.max_parallel)
   ) {

@@ -4,6 +4,7 @@ import {
   EventType,
   isTerminalRun,
   isTerminalStep,
+  NodeType,
   RunState,
   RunTrigger,
   runChange,
@@ -14,7 +15,7 @@ import {
 import type { Executor } from '../db/executor.js';
 import { changeParams } from '../tables/transitions/change-params.js';
 import { clearSettlement } from '../tables/outbox/clear-settlement.js';
-import { lockRun } from '../tables/runs/lock-run.js';
+import { lockSettlingRun } from '../tables/runs/lock-settling-run.js';
 import { moveRun, terminalMove } from '../tables/runs/move-run.js';
 import { cancelSteps } from '../tables/steps/cancel-steps.js';
 import { loadRunNodes, type RunNodeRow } from '../tables/steps/load-run-nodes.js';
@@ -24,6 +25,9 @@ import { advanceFanOuts } from './advance-fan-outs.js';
 import { advanceWaits } from './advance-waits.js';
 import { cancelChildRuns } from './cancel-child-runs.js';
 import { SettlingRun } from './settling-run.js';
+import { SignalWaitTypes, TimerWaitTypes } from '../tables/waits/wait-changes.js';
+
+const WaitNodeTypes = [...SignalWaitTypes, ...TimerWaitTypes];
 
 // Every write below is one of these changes; the table refuses an illegal one at import.
 const cancellations = [
@@ -54,19 +58,28 @@ const runFails = changeParams(runChange(RunTrigger.DiscardUncontained, RunState.
  *   of this run when it ended), for the caller to settle once this transaction has committed
  */
 export async function settleRun(db: Executor, runId: string): Promise<string[]> {
-  const locked = await lockRun(db, { runId });
+  const locked = await lockSettlingRun(db, { runId, taskType: NodeType.Task });
   if (!locked || isTerminalRun(locked.state)) return [];
-  const run = new SettlingRun(runId, locked.state);
+  const run = new SettlingRun(
+    runId,
+    locked.state,
+    new Set(locked.node_types),
+    locked.has_cached_tasks,
+  );
+  // Each kind of node is looked at only in a run that has one (a look is a statement or more).
+  const waits = run.hasNodeOf(WaitNodeTypes);
+  const fanOuts = run.hasNodeOf([NodeType.FanOut]);
+  const children = run.hasNodeOf([NodeType.Child]);
   // A wait, fan-out or child node that ended may make another node ready: repeat until nothing
   // moves (each pass that goes round ended at least one node, so the loop ends).
   for (;;) {
-    await advanceWaits(db, run);
+    if (waits) await advanceWaits(db, run);
     if (run.ended) return [...run.followUps];
-    const cacheHit = await advanceCached(db, run);
+    const cacheHit = run.hasCachedTasks && (await advanceCached(db, run));
     if (run.ended) return [...run.followUps];
-    const fanOutEnded = await advanceFanOuts(db, run);
+    const fanOutEnded = fanOuts && (await advanceFanOuts(db, run));
     if (run.ended) return [...run.followUps];
-    const childMoved = await advanceChildren(db, run);
+    const childMoved = children && (await advanceChildren(db, run));
     if (run.ended) return [...run.followUps];
     if (!cacheHit && !fanOutEnded && !childMoved) break;
   }

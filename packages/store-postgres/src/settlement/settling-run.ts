@@ -16,7 +16,16 @@ export class SettlingRun {
     readonly id: string,
     /** The run's state when the settlement locked it: `running` or `paused`. */
     readonly state: RunState,
+    /** The types of the run's nodes: fixed at submission, so read once, with the lock. */
+    private readonly nodeTypes: ReadonlySet<string>,
+    /** Whether a task node of the run has a result cache. */
+    readonly hasCachedTasks: boolean,
   ) {}
+
+  /** Whether the run has a node of any of `types`. */
+  hasNodeOf(types: readonly string[]): boolean {
+    return types.some((type) => this.nodeTypes.has(type));
+  }
 
   /** Takes in what a completion statement reported about this run and the runs it marked. */
   absorb(completions: NodeCompletions): void {

@@ -13,6 +13,8 @@ export interface ReadFanOutProgressParams {
   inProgressStates: readonly string[];
   unfinishedStates: readonly string[];
   discardedState: string;
+  /** The state of item tasks waiting for a place (`pending`). */
+  waitingState: string;
 }
 
 /** Where a fan-out node's item tasks stand. */
@@ -21,6 +23,8 @@ export interface FanOutProgressRow {
   in_progress: number;
   /** Whether any item task is not completed yet. */
   unfinished: boolean;
+  /** Whether any item task waits for a place: without one, there is nothing to release. */
+  waiting: boolean;
   /** The first discarded item task, in item order, when there is one. */
   discarded_index: number | null;
   discarded_error: string | null;
@@ -43,6 +47,9 @@ SELECT
   EXISTS (SELECT 1 FROM ${t.steps} i
           WHERE i.parent_step_id = ${p.nodeId} AND i.state = ANY(${p.unfinishedStates}::text[]))
     AS unfinished,
+  EXISTS (SELECT 1 FROM ${t.steps} i
+          WHERE i.parent_step_id = ${p.nodeId} AND i.state = ${p.waitingState}::text)
+    AS waiting,
   d.item_index AS discarded_index, d.error AS discarded_error, d.error_kind AS discarded_kind
 FROM (SELECT 1) AS one
 LEFT JOIN LATERAL (
