@@ -1,8 +1,6 @@
-import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
-import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
-import { sqlConstant, recordEvents } from '../events/record-events.js';
+import { stepsReadyTail } from '../steps/steps-ready-tail.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
 
 /** The fan-out node whose waiting item tasks to release, and the change that releases them. */
@@ -42,19 +40,7 @@ WITH free AS (
   UPDATE ${t.steps} s SET state = ${p.toState}::text, scheduled_at = now()
   WHERE s.id IN (SELECT id FROM next) AND s.state = ANY(${p.fromStates}::text[])
   RETURNING s.id, s.run_id, s.node, s.kind
-), events AS (
-  ${recordEvents(t, {
-    source: 'released',
-    type: sqlConstant(EventType.StepReady),
-    from: `${p.eventFrom}::text`,
-    to: `${p.toState}::text`,
-    trigger: `${p.trigger}::text`,
-  })}
-), notified AS (
-  SELECT pg_notify('${Channels.stepsAvailable}', kind)
-  FROM (SELECT DISTINCT kind FROM released WHERE kind IS NOT NULL) k
-)
-SELECT id, (SELECT count(*) FROM notified) AS notified FROM released
+), ${stepsReadyTail(t, 'released', p)}
 `,
 );
 

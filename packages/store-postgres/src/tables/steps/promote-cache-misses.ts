@@ -1,8 +1,6 @@
-import { EventType } from '@cyclone/core';
-import { Channels } from '../../db/channels.js';
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
-import { recordEvents, sqlConstant } from '../events/record-events.js';
+import { stepsReadyTail } from './steps-ready-tail.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
 
 /** Ready cached tasks whose key missed, each with the key its handler's output will be kept under. */
@@ -28,19 +26,7 @@ WITH misses AS (
   FROM misses m
   WHERE s.id = m.id AND s.state = ANY(${p.fromStates}::text[])
   RETURNING s.id, s.run_id, s.node, s.kind
-), events AS (
-  ${recordEvents(t, {
-    source: 'promoted',
-    type: sqlConstant(EventType.StepReady),
-    from: `${p.eventFrom}::text`,
-    to: `${p.toState}::text`,
-    trigger: `${p.trigger}::text`,
-  })}
-), notified AS (
-  SELECT pg_notify('${Channels.stepsAvailable}', kind)
-  FROM (SELECT DISTINCT kind FROM promoted WHERE kind IS NOT NULL) k
-)
-SELECT id, (SELECT count(*) FROM notified) AS notified FROM promoted
+), ${stepsReadyTail(t, 'promoted', p)}
 `,
 );
 

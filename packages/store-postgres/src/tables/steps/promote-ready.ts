@@ -1,9 +1,8 @@
 import type { Executor } from '../../db/executor.js';
-import { Channels } from '../../db/channels.js';
-import { NodeType, StepState, StepTrigger, stepChange, EventType } from '@cyclone/core';
+import { NodeType, StepState, StepTrigger, stepChange } from '@cyclone/core';
 import { defineStatement } from '../../db/statement.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
-import { sqlConstant, recordEvents } from '../events/record-events.js';
+import { stepsReadyTail } from './steps-ready-tail.js';
 
 /** A task whose last dependency completed: 'pending -> available' by `promote`. */
 export const promoteTask = stepChange(StepTrigger.Promote, StepState.Available, NodeType.Task);
@@ -38,19 +37,7 @@ WITH promoted AS (
     AND (s.node_type <> ${p.taskType}::text OR s.cache_ttl_ms IS NOT NULL)
     AND s.state = ANY(${p.fromStates}::text[])
   ON CONFLICT (run_id) DO NOTHING
-), events AS (
-  ${recordEvents(t, {
-    source: 'promoted',
-    type: sqlConstant(EventType.StepReady),
-    from: `${p.eventFrom}::text`,
-    to: `${p.toState}::text`,
-    trigger: `${p.trigger}::text`,
-  })}
-), notified AS (
-  SELECT pg_notify('${Channels.stepsAvailable}', kind)
-  FROM (SELECT DISTINCT kind FROM promoted WHERE kind IS NOT NULL) k
-)
-SELECT id, (SELECT count(*) FROM notified) AS notified FROM promoted
+), ${stepsReadyTail(t, 'promoted', p)}
 `,
 );
 
