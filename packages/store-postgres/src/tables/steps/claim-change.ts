@@ -71,7 +71,8 @@ export const MaxClaimPerKind = 10_000;
 
 /**
  * The claimable steps of one kind, in claim order, each locked (`FOR UPDATE SKIP LOCKED`, so
- * concurrent claims never wait on each other nor take the same row): those with a priority above
+ * concurrent claims never wait on each other nor take the same row; with `locking: 'none'` read
+ * without a lock, for a caller that fences its update itself): those with a priority above
  * the default first, highest first, then the default's (0), then those below it, each oldest first
  * (decision 252). Each part is one ordered walk of its range of the claim index. The default's
  * range ends at now(), so its steps scheduled later are never read; in the others, a priority's
@@ -79,8 +80,14 @@ export const MaxClaimPerKind = 10_000;
  * `scheduled_at` and `concurrency_key` of at most `limit` rows a part (and at most {@link MaxClaimPerKind}); the caller orders and cuts
  * them.
  */
-export function claimableSteps(t: Pick<Tables, 'steps'>, kind: string, limit: string): string {
+export function claimableSteps(
+  t: Pick<Tables, 'steps'>,
+  kind: string,
+  limit: string,
+  locking: 'skip-locked' | 'none' = 'skip-locked',
+): string {
   const available = sqlConstant(ClaimedFromState);
+  const lock = locking === 'skip-locked' ? '\n    FOR UPDATE SKIP LOCKED' : '';
   // Each part is a subquery of its own: a locking clause may not stand in a UNION's member. The
   // inner LIMIT is a constant, so the planner never takes a part for a large share of the kind's
   // steps (a limit it cannot see counts as a tenth of the rows: at a backlog of a million, a plan
@@ -90,8 +97,7 @@ export function claimableSteps(t: Pick<Tables, 'steps'>, kind: string, limit: st
     SELECT id, priority, scheduled_at, concurrency_key FROM ${t.steps}
     WHERE state = ${available} AND kind = ${kind} AND scheduled_at <= now() AND ${where}
     ORDER BY ${order}
-    LIMIT ${MaxClaimPerKind}
-    FOR UPDATE SKIP LOCKED) AS part
+    LIMIT ${MaxClaimPerKind}${lock}) AS part
     LIMIT ${limit})`;
   const order = 'priority DESC NULLS LAST, scheduled_at';
   return [

@@ -24,6 +24,7 @@ export interface ClaimLimitedStepsParams extends ClaimChangeParams {
 }
 
 const running = sqlConstant('running');
+const available = sqlConstant(ClaimedFromState);
 
 /**
  * Claims up to `limit` claimable steps of one kind that has a flow limit (`cyclone_limits`), never
@@ -34,7 +35,8 @@ const running = sqlConstant('running');
  * concurrency key under a per-key cap; steps without a key are one group) and the starts within
  * the rate limit's sliding window (`cyclone_rate_starts`, by key under a per-key limit), and
  * claims the best claimable steps (priority, then age) that keep every count within its limit.
- * Each start of a rate-limited kind is recorded, and starts older than the period are deleted.
+ * The candidates are read without locks and only the steps claimed are locked, by the update,
+ * which checks each is still claimable (decision 290). Each start of a rate-limited kind is recorded, and starts older than the period are deleted.
  * Nothing else takes the lock: completions, cancels and the rest write the steps as ever, and a
  * step that leaves `running` frees its place at once.
  */
@@ -55,8 +57,11 @@ WITH lim AS (
   WHERE l.rate_limit IS NOT NULL
   GROUP BY r.key
 ), cand AS (
+  -- Read without locks: the claims of this kind take turns on its limit row, and under a per-key
+  -- limit most candidates are passed over (a claim reads its batch plus 1,000), so locking each
+  -- would write a lock for every row looked at. The update below fences the ones it takes.
   SELECT s.* FROM lim l CROSS JOIN LATERAL (
-    ${claimableSteps(t, 'l.kind', `${p.scan}`)}
+    ${claimableSteps(t, 'l.kind', `${p.scan}`, 'none')}
   ) s
 ), ranked AS (
   SELECT c.id, c.priority, c.scheduled_at,
@@ -83,8 +88,12 @@ WITH lim AS (
 ), claimed AS (
   UPDATE ${t.steps} s
   SET state = ${p.toState}::text, ${claimColumns(t, p.workerId, p.leaseMs)}
-  -- The candidates are locked and were rechecked as ${ClaimedFromState} under the lock: the fence.
+  -- The fence: a candidate another writer moved since this statement's snapshot (a cancel, a
+  -- pause, a new schedule) is checked again once that writer's lock is gone, and left when it is
+  -- no longer claimable. No other claim takes steps of this kind meanwhile (they wait on the limit
+  -- row), so the update waits for such a lock, held briefly, rather than skipping the row.
   WHERE s.id = ANY(ARRAY(SELECT id FROM allowed))
+    AND s.state = ${available} AND s.scheduled_at <= now()
   RETURNING ${ClaimedColumns}
 ), recorded AS (
   INSERT INTO ${t.rateStarts} (kind, key, at)
