@@ -19,13 +19,13 @@ import { lockSettlingRun } from '../tables/runs/lock-settling-run.js';
 import { moveRun, terminalMove } from '../tables/runs/move-run.js';
 import { cancelSteps } from '../tables/steps/cancel-steps.js';
 import { loadRunNodes, type RunNodeRow } from '../tables/steps/load-run-nodes.js';
+import { SignalWaitTypes, TimerWaitTypes } from '../tables/waits/wait-changes.js';
 import { advanceCached } from './advance-cached.js';
 import { advanceChildren } from './advance-children.js';
 import { advanceFanOuts } from './advance-fan-outs.js';
 import { advanceWaits } from './advance-waits.js';
 import { cancelChildRuns } from './cancel-child-runs.js';
 import { SettlingRun } from './settling-run.js';
-import { SignalWaitTypes, TimerWaitTypes } from '../tables/waits/wait-changes.js';
 
 const WaitNodeTypes = [...SignalWaitTypes, ...TimerWaitTypes];
 

@@ -36,7 +36,8 @@ const available = sqlConstant(ClaimedFromState);
  * the rate limit's sliding window (`cyclone_rate_starts`, by key under a per-key limit), and
  * claims the best claimable steps (priority, then age) that keep every count within its limit.
  * The candidates are read without locks and only the steps claimed are locked, by the update,
- * which checks each is still claimable (decision 290). Each start of a rate-limited kind is recorded, and starts older than the period are deleted.
+ * which checks each is still claimable (decision 290). Each start of a rate-limited kind is
+ * recorded, and starts older than the period are deleted.
  * Nothing else takes the lock: completions, cancels and the rest write the steps as ever, and a
  * step that leaves `running` frees its place at once.
  */
@@ -90,8 +91,9 @@ WITH lim AS (
   SET state = ${p.toState}::text, ${claimColumns(t, p.workerId, p.leaseMs)}
   -- The fence: a candidate another writer moved since this statement's snapshot (a cancel, a
   -- pause, a new schedule) is checked again once that writer's lock is gone, and left when it is
-  -- no longer claimable. No other claim takes steps of this kind meanwhile (they wait on the limit
-  -- row), so the update waits for such a lock, held briefly, rather than skipping the row.
+  -- no longer claimable. No other claim takes steps of this kind meanwhile (one that finds the
+  -- limit row locked claims nothing), so the update waits for such a lock, held briefly, rather
+  -- than skipping the row.
   WHERE s.id = ANY(ARRAY(SELECT id FROM allowed))
     AND s.state = ${available} AND s.scheduled_at <= now()
   RETURNING ${ClaimedColumns}
