@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
 import type { ClaimedStep } from '@cyclone/store-postgres';
 import { StepTimeoutError } from './errors.js';
-import { InFlightSteps, type InFlight } from './in-flight.js';
+import { InFlight, InFlightSteps } from './in-flight.js';
 import { decideOutcome, type HandlerResult, type OutcomeOptions } from './outcome.js';
 import type { Recorder } from './recorder.js';
-import type { Handler, StepContext } from './step-context.js';
+import { HandlerContext, type Handler } from './step-context.js';
 import type { StepMetrics } from './step-metrics.js';
 import { StepAbort } from './step-abort.js';
-import { traceStep } from './tracing.js';
+import { traceStep, tracing } from './tracing.js';
 
 /** What an {@link Executor} is wired to. */
 export interface ExecutorOptions {
@@ -50,10 +50,7 @@ export class Executor {
 
   /** Starts a claimed step's handler in a free slot. */
   launch(step: ClaimedStep): void {
-    const controller = new StepAbort();
-    let settle!: () => void;
-    const handlerSettled = new Promise<void>((resolve) => (settle = resolve));
-    const entry: InFlight = { step, controller, handlerSettled };
+    const entry = new InFlight(step, new StepAbort());
     const previous = this.inFlight.add(entry);
     if (previous) {
       previous.lost = 'lease lost';
@@ -63,7 +60,7 @@ export class Executor {
         'lease lost; aborting handler',
       );
     }
-    const execution = this.execute(entry, settle).finally(() => {
+    const execution = this.execute(entry).finally(() => {
       this.executions.delete(execution);
       this.freeSlot(entry);
       this.options.onOutcomeWritten();
@@ -93,7 +90,7 @@ export class Executor {
     if (this.inFlight.free(entry)) this.options.onSlotFreed();
   }
 
-  private async execute(entry: InFlight, settle: () => void): Promise<void> {
+  private async execute(entry: InFlight): Promise<void> {
     const { step } = entry;
     // The step's child logger is made on first use: binding its fields costs more than the rest
     // of a step's bookkeeping, and a step that succeeds usually logs nothing.
@@ -106,7 +103,10 @@ export class Executor {
         kind: step.kind,
       }));
     const startedAt = performance.now();
-    const result = await traceStep(step, () => this.run(entry, log, settle));
+    // Without a tracer the handler is called directly: no closure for a span that is not made.
+    const result = await (tracing()
+      ? traceStep(step, () => this.run(entry, log))
+      : this.run(entry, log));
     const handlerMs = performance.now() - startedAt;
     this.options.onHandlerTime(handlerMs);
     this.options.metrics.handlerFinished(step.kind, handlerMs);
@@ -126,53 +126,44 @@ export class Executor {
   }
 
   /** Calls the handler; resolves with what it returned or threw, or the timeout. Never rejects. */
-  private async run(
-    entry: InFlight,
-    log: () => Logger,
-    settle: () => void,
-  ): Promise<HandlerResult> {
+  private async run(entry: InFlight, log: () => Logger): Promise<HandlerResult> {
     const { step, controller } = entry;
     const handler = this.options.handlers.get(step.kind);
+    if (!handler) {
+      // No handler to wait for: there is nothing to settle later.
+      entry.handlerDone();
+      return { ok: false, error: new Error(`no handler registered for kind "${step.kind}"`) };
+    }
+    const ctx = new HandlerContext(step, controller, log);
+    // Called on a later microtask: a handler that throws at once rejects like one that fails.
+    const running = Promise.resolve().then(() => handler(ctx));
+    if (step.timeoutMs === null) {
+      try {
+        return { ok: true, output: await running };
+      } catch (error) {
+        return { ok: false, error };
+      } finally {
+        entry.handlerDone();
+      }
+    }
+    // A fired timeout ends the attempt while the handler may still run: it settles on its own.
+    const done = () => entry.handlerDone();
+    void running.then(done, done);
+    const timeoutMs = step.timeoutMs;
     let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new StepTimeoutError(timeoutMs);
+        controller.abort(error);
+        reject(error);
+      }, timeoutMs);
+    });
     try {
-      if (!handler) throw new Error(`no handler registered for kind "${step.kind}"`);
-      const ctx: StepContext = {
-        runId: step.runId,
-        stepId: step.id,
-        node: step.node,
-        kind: step.kind,
-        workflow: step.workflow,
-        input: step.input,
-        deps: step.deps,
-        item: step.item ?? undefined,
-        index: step.itemIndex ?? undefined,
-        attempt: step.attempts + 1,
-        // Both made on first read (StepAbort, the child logger): most handlers never look.
-        get signal() {
-          return controller.signal;
-        },
-        get logger() {
-          return log();
-        },
-      };
-      const running = Promise.resolve().then(() => handler(ctx));
-      void running.then(settle, settle);
-      if (step.timeoutMs === null) return { ok: true, output: await running };
-      const timeoutMs = step.timeoutMs;
-      const timedOut = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          const error = new StepTimeoutError(timeoutMs);
-          controller.abort(error);
-          reject(error);
-        }, timeoutMs);
-      });
       return { ok: true, output: await Promise.race([running, timedOut]) };
     } catch (error) {
       return { ok: false, error };
     } finally {
       clearTimeout(timer);
-      // No handler to wait for (none registered): there is nothing to settle later.
-      if (!handler) settle();
     }
   }
 }

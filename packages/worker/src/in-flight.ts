@@ -11,13 +11,34 @@ export type LostReason =
   | 'abandoned';
 
 /** A step whose handler is running. */
-export interface InFlight {
-  readonly step: ClaimedStep;
-  readonly controller: StepAbort;
-  /** Settles when the handler itself settles (a fired timeout does not settle it). */
-  readonly handlerSettled: Promise<void>;
+export class InFlight {
   /** Set when the worker no longer holds the step: its result must not be recorded. */
   lost?: LostReason;
+  #settled = false;
+  #onSettled: (() => void) | undefined;
+  #settledPromise: Promise<void> | undefined;
+
+  constructor(
+    readonly step: ClaimedStep,
+    readonly controller: StepAbort,
+  ) {}
+
+  /** Says that the handler itself has settled (a fired timeout does not settle it). */
+  handlerDone(): void {
+    this.#settled = true;
+    this.#onSettled?.();
+  }
+
+  /**
+   * Settles when the handler itself settles. Made on first read: only a shutdown that aborts
+   * handlers waits for them, and a promise for every step would be garbage for every step.
+   */
+  get handlerSettled(): Promise<void> {
+    this.#settledPromise ??= this.#settled
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => (this.#onSettled = resolve));
+    return this.#settledPromise;
+  }
 }
 
 /**

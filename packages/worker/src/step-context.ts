@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import type { ClaimedStep } from '@cyclone/store-postgres';
+import type { StepAbort } from './step-abort.js';
 
 /**
  * What a handler receives. Its return value is the step's output (JSON); a thrown error is
@@ -36,3 +38,47 @@ export interface StepContext<Input = unknown, Item = unknown> {
 export type Handler<Input = unknown, Output = unknown> = (
   ctx: StepContext<Input>,
 ) => Promise<Output> | Output;
+
+/**
+ * The context a handler gets for a claimed step. A class rather than an object literal with
+ * getters: the getters live on the prototype, so a step's context is one object, not an object
+ * with two fresh closures. `signal` and the child logger are made on first read (StepAbort, the
+ * executor's `log`): most handlers never look.
+ */
+export class HandlerContext implements StepContext {
+  readonly runId: string;
+  readonly stepId: string;
+  readonly node: string;
+  readonly kind: string;
+  readonly workflow: string;
+  readonly input: unknown;
+  readonly deps: Readonly<Record<string, unknown>>;
+  readonly item: unknown;
+  readonly index: number | undefined;
+  readonly attempt: number;
+  readonly #abort: StepAbort;
+  readonly #log: () => Logger;
+
+  constructor(step: ClaimedStep, abort: StepAbort, log: () => Logger) {
+    this.runId = step.runId;
+    this.stepId = step.id;
+    this.node = step.node;
+    this.kind = step.kind;
+    this.workflow = step.workflow;
+    this.input = step.input;
+    this.deps = step.deps;
+    this.item = step.item ?? undefined;
+    this.index = step.itemIndex ?? undefined;
+    this.attempt = step.attempts + 1;
+    this.#abort = abort;
+    this.#log = log;
+  }
+
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  get logger(): Logger {
+    return this.#log();
+  }
+}

@@ -26,7 +26,7 @@ const noTracerProvider = new ProxyTracerProvider().getDelegate();
  * and skipping them saves a step's spans, attributes and context switch (a few percent of a no-op
  * job's cost); checked on every call, so a provider registered later is used from then on.
  */
-function tracing(): boolean {
+export function tracing(): boolean {
   const provider = trace.getTracerProvider();
   return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== noTracerProvider;
 }

@@ -66,7 +66,7 @@ function toClaimedStep(r: ClaimedStepRow): ClaimedStep {
     timeoutMs: r.timeout_ms,
     backoff: r.backoff,
     claimToken: r.claim_token,
-    leaseExpiresAt: r.lease_expires_at,
+    leaseExpiresAt: new Date(r.lease_expires_ms),
     workflow: r.workflow,
     input: r.input,
     deps: r.deps ?? {},

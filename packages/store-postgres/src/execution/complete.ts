@@ -4,7 +4,12 @@ import type { Executor } from '../db/executor.js';
 import { settled, type Settled } from '../settlement/settled.js';
 import { prefixed, singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { afterCompletion } from '../tables/steps/after-completion.js';
-import { completeSteps, type CompleteStepsParams } from '../tables/steps/complete-steps.js';
+import {
+  acceptedCompletions,
+  completeSteps,
+  completionsInput,
+  type CompleteStepsParams,
+} from '../tables/steps/complete-steps.js';
 
 /** The parts of the completion statement's parameters that come from core's table. */
 const changes: Omit<CompleteStepsParams, 'stepIds' | 'claimTokens' | 'outputs'> = {
@@ -17,6 +22,7 @@ const changes: Omit<CompleteStepsParams, 'stepIds' | 'claimTokens' | 'outputs'> 
   cached: false,
   timedOut: false,
   completeEventType: EventType.StepCompleted,
+  reportEnded: false,
 };
 
 /**
@@ -34,16 +40,10 @@ export async function completeAll(
   const rows = await db.retrying((exec) =>
     completeSteps(exec, {
       ...changes,
-      stepIds: completions.map((c) => c.stepId),
-      claimTokens: completions.map((c) => c.claimToken),
-      outputs: completions.map((c) => c.outputJson),
+      ...completionsInput(completions),
     }),
   );
-  const accepted = new Set<string>();
   const marked = new Set<string>();
-  for (const row of rows) {
-    if (row.what === 'done' && row.id) accepted.add(row.id);
-    else if (row.what === 'settle' && row.id) marked.add(row.id);
-  }
-  return settled(accepted, marked);
+  for (const row of rows) if (row.what === 'settle' && row.id) marked.add(row.id);
+  return settled(acceptedCompletions(completions, rows), marked);
 }

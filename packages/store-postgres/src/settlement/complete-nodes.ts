@@ -2,7 +2,11 @@ import type { StepChange } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
 import { prefixed, singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { afterCompletion } from '../tables/steps/after-completion.js';
-import { completeSteps } from '../tables/steps/complete-steps.js';
+import {
+  acceptedCompletions,
+  completeSteps,
+  completionsInput,
+} from '../tables/steps/complete-steps.js';
 
 /** A node to complete and the output it completes with. */
 export interface NodeCompletion {
@@ -49,10 +53,9 @@ export async function completeNodes(
   how: NodeCompletionChange,
   completions: readonly NodeCompletion[],
 ): Promise<NodeCompletions> {
-  const completed = new Set<string>();
   const marked = new Set<string>();
   const ended = new Set<string>();
-  if (completions.length === 0) return { completed, marked, ended };
+  if (completions.length === 0) return { completed: new Set(), marked, ended };
   const rows = await completeSteps(db, {
     ...afterCompletion,
     countAttempt: false,
@@ -60,15 +63,13 @@ export async function completeNodes(
     cached: how.cached ?? false,
     completeEventType: how.eventType,
     ...prefixed('complete', singleFromChangeParams(how.change)),
-    stepIds: completions.map((c) => c.stepId),
-    claimTokens: completions.map((c) => c.claimToken ?? null),
-    outputs: completions.map((c) => c.outputJson),
+    reportEnded: true,
+    ...completionsInput(completions),
   });
   for (const row of rows) {
     if (row.id === null) continue;
-    if (row.what === 'done') completed.add(row.id);
-    else if (row.what === 'settle') marked.add(row.id);
+    if (row.what === 'settle') marked.add(row.id);
     else if (row.what === 'ended') ended.add(row.id);
   }
-  return { completed, marked, ended };
+  return { completed: acceptedCompletions(completions, rows), marked, ended };
 }

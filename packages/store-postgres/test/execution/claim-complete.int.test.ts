@@ -17,6 +17,8 @@ describe('claim', () => {
       claim_token: claimed.claimToken,
     });
     expect(step.lease_expires_at!.getTime()).toBeGreaterThan(Date.now() - 60_000);
+    // The lease comes back as epoch milliseconds: the same instant as the row's, to the ms.
+    expect(claimed.leaseExpiresAt.getTime()).toBe(step.lease_expires_at!.getTime());
     expect((await fx.events(runId)).at(-1)).toEqual([
       'step_started',
       'available',
@@ -88,6 +90,50 @@ describe('complete', () => {
     expect(accepted.size).toBe(0);
     expect(await fx.step(stepId)).toMatchObject({ state: 'running', attempts: 0, output: null });
     expect((await fx.run(runId)).state).toBe('running');
+  });
+
+  it('completes a batch in one statement: each output stored as given, a fenced step left alone', async () => {
+    const jobs = await Promise.all([1, 2, 3].map(() => fx.job('complete.batch')));
+    const claimed = await fx.store.claim({
+      kinds: ['complete.batch'],
+      limit: 3,
+      workerId: 'w',
+      leaseMs: 30_000,
+    });
+    expect(claimed).toHaveLength(3);
+    // Outputs whose text holds what delimits the batch's values: commas, brackets, braces,
+    // quotes, backslashes, and text beyond ASCII.
+    const outputs = [{ a: 'x,}]"{[\\', n: null }, ['}', ',', '"', 'é ✓']];
+    const [fenced, ...held] = claimed;
+    const accepted = await fx.store.complete([
+      { stepId: fenced!.id, claimToken: '00000000-0000-4000-8000-000000000000', outputJson: '0' },
+      ...held.map((step, i) => ({
+        stepId: step.id,
+        claimToken: step.claimToken,
+        outputJson: JSON.stringify(outputs[i]),
+      })),
+    ]);
+    expect(accepted).toEqual(new Set(held.map((step) => step.id)));
+    expect(await fx.step(fenced!.id)).toMatchObject({ state: 'running', output: null });
+    for (const [i, step] of held.entries()) {
+      expect(await fx.step(step.id)).toMatchObject({ state: 'completed', output: outputs[i] });
+    }
+    const ended = await Promise.all(jobs.map(({ runId }) => fx.run(runId)));
+    expect(ended.map((run) => run.state).sort()).toEqual(['completed', 'completed', 'running']);
+  });
+
+  it('rejects an id or a token that is not a UUID before anything is written', async () => {
+    const { stepId } = await fx.job('complete.bad-id');
+    const claimed = await claimOne(fx, 'complete.bad-id');
+    await expect(
+      fx.store.complete([
+        { stepId, claimToken: `${claimed.claimToken},${claimed.claimToken}`, outputJson: '1' },
+      ]),
+    ).rejects.toThrow(/completion 0: claimToken is not a UUID/);
+    await expect(
+      fx.store.complete([{ stepId: 'x}', claimToken: claimed.claimToken, outputJson: '1' }]),
+    ).rejects.toThrow(/completion 0: stepId is not a UUID/);
+    expect(await fx.step(stepId)).toMatchObject({ state: 'running', attempts: 0 });
   });
 });
 

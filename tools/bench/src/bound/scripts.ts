@@ -64,12 +64,18 @@ const cyclone: BoundStatements = {
     const [ctes, select] = splitAtLast(claimText, /\nSELECT /g, 'the claim statement');
     const claimSql = `${withVariables(ctes, (n) => `c${n}`)}, bound_out AS (${withVariables(select, (n) => `c${n}`)})
 SELECT coalesce(array_agg(id), '{}') AS bound_ids, coalesce(array_agg(claim_token), '{}') AS bound_tokens,
-       coalesce(array_agg('{}'::jsonb), '{}') AS bound_outputs
+       coalesce(jsonb_agg('{}'::jsonb), '[]') AS bound_outputs
 FROM bound_out \\gset`;
     const completeText = withoutComments(complete.text);
-    const [ids, tokens, outputs] = positionOf(
+    // Ids and tokens as array literals, the outputs as one JSON array (completionsInput).
+    const [ids, tokens] = positionOf(
       completeText,
-      /unnest\(\$(\d+)::uuid\[\], \$(\d+)::uuid\[\], \$(\d+)::jsonb\[\]\)/,
+      /\(\$(\d+)::uuid\[\]\)\[o\.ord\] AS id, \(\$(\d+)::uuid\[\]\)\[o\.ord\] AS token/,
+      'the completion statement',
+    );
+    const [outputs] = positionOf(
+      completeText,
+      /jsonb_array_elements\(\$(\d+)::jsonb\)/,
       'the completion statement',
     );
     const batchOf: Record<number, string> = {

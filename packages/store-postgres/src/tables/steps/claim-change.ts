@@ -39,7 +39,8 @@ export type ClaimedStepRow = Pick<
   kind: string;
   backoff: BackoffPolicy | null;
   claim_token: string;
-  lease_expires_at: Date;
+  /** The lease's end, in epoch milliseconds. */
+  lease_expires_ms: number;
   workflow: string;
   input: unknown;
   deps: Record<string, unknown> | null;
@@ -107,23 +108,59 @@ export function claimableSteps(
   ].join('\n    UNION ALL\n    ');
 }
 
+/** The columns of a claimed step's row (see {@link claimedRows}), in the order they come. */
+const claimedRowNames = [
+  'id',
+  'run_id',
+  'node',
+  'node_type',
+  'kind',
+  'attempts',
+  'max_attempts',
+  'reclaims',
+  'timeout_ms',
+  'backoff',
+  'claim_token',
+  'lease_expires_ms',
+  'item',
+  'item_index',
+  'workflow',
+  'input',
+  'trace_context',
+  'queue_wait_ms',
+  'deps',
+] as const;
+
+/** The columns of a claimed step's row taken from `source` (the CTE of {@link claimedRows}). */
+export function claimedRowColumns(source: string): string {
+  return claimedRowNames.map((name) => `${source}.${name}`).join(', ');
+}
+
+/** The ORDER BY of claimed rows taken from `source`: in claim order, the worker starts them so. */
+export function claimOrder(source: string): string {
+  return `ORDER BY ${source}.claim_priority DESC, ${source}.claim_scheduled_at`;
+}
+
 /**
- * The final SELECT of a claim statement: each step of its `claimed` CTE with its handler's inputs
- * (the run's input and trace context, upstream outputs) and how long it waited, in one round trip.
+ * A SELECT of each step of a claim statement's `claimed` CTE with its handler's inputs (the run's
+ * input and trace context, upstream outputs) and how long it waited, in one round trip; a CTE of
+ * its own, from which the statement's end takes {@link claimedRowColumns} in {@link claimOrder}.
+ * The lease comes as epoch milliseconds and the order's columns stay in the database: the driver
+ * parses no timestamp a worker never reads.
  */
 export function claimedRows(t: Pick<Tables, 'steps' | 'runs'>): string {
   return `SELECT c.id, c.run_id, c.node, c.node_type, c.kind, c.attempts, c.max_attempts, c.reclaims,
-       c.timeout_ms, c.backoff, c.claim_token, c.lease_expires_at, c.item, c.item_index,
-       r.workflow, r.input, r.trace_context, c.priority, c.scheduled_at,
+       c.timeout_ms, c.backoff, c.claim_token,
+       (extract(epoch FROM c.lease_expires_at) * 1000)::float8 AS lease_expires_ms,
+       c.item, c.item_index, r.workflow, r.input, r.trace_context,
+       c.priority AS claim_priority, c.scheduled_at AS claim_scheduled_at,
        -- How long the step waited, claimable, for a worker: on the database's clock.
        (extract(epoch FROM now() - c.scheduled_at) * 1000)::float8 AS queue_wait_ms,
        CASE WHEN cardinality(c.depends_on) = 0 THEN NULL ELSE (
          SELECT jsonb_object_agg(d.node, d.output) FROM ${t.steps} d
          WHERE d.run_id = c.run_id AND d.node = ANY(c.depends_on) AND d.item_index IS NULL
        ) END AS deps
-FROM claimed c JOIN ${t.runs} r ON r.id = c.run_id
--- In claim order: the worker starts them in the order they come.
-ORDER BY c.priority DESC, c.scheduled_at`;
+FROM claimed c JOIN ${t.runs} r ON r.id = c.run_id`;
 }
 
 /** The columns a claim statement's `claimed` CTE returns, for {@link claimedRows}. */

@@ -6,6 +6,8 @@ import {
   ClaimedColumns,
   ClaimedFromState,
   claimedRows,
+  claimedRowColumns,
+  claimOrder,
   claimColumns,
   type ClaimChangeParams,
   type ClaimedStepRow,
@@ -105,8 +107,11 @@ WITH lim AS (
   DELETE FROM ${t.rateStarts} r USING lim l
   WHERE r.kind = l.kind
     AND (l.rate_limit IS NULL OR r.at <= now() - l.rate_period_ms * interval '1 millisecond')
+), rows AS (
+  ${claimedRows(t)}
 )
-${claimedRows(t)}
+SELECT ${claimedRowColumns('rows')} FROM rows
+${claimOrder('rows')}
 `,
 );
 

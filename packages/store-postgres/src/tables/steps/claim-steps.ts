@@ -4,6 +4,8 @@ import {
   claimableSteps,
   ClaimedColumns,
   claimedRows,
+  claimedRowColumns,
+  claimOrder,
   claimColumns,
   type ClaimChangeParams,
   type ClaimedStepRow,
@@ -65,9 +67,9 @@ WITH limited AS (
 ), rows AS (
   ${claimedRows(t)}
 )
-SELECT rows.*, (SELECT array_agg(kind) FROM limited) AS limited_kinds
+SELECT ${claimedRowColumns('rows')}, (SELECT array_agg(kind) FROM limited) AS limited_kinds
 FROM (SELECT 1) AS one LEFT JOIN rows ON true
-ORDER BY rows.priority DESC, rows.scheduled_at
+${claimOrder('rows')}
 `,
 );
 
