@@ -8,6 +8,7 @@ import { HandlerContext, type Handler } from './step-context.js';
 import type { StepMetrics } from './step-metrics.js';
 import { StepAbort } from './step-abort.js';
 import { traceStep, tracing } from './tracing.js';
+import { WorkCount } from './work-count.js';
 
 /** What an {@link Executor} is wired to. */
 export interface ExecutorOptions {
@@ -34,7 +35,7 @@ export class Executor {
   /** The steps whose handlers run now. */
   readonly inFlight = new InFlightSteps();
   /** Every launched step until its outcome is written: its handler, then its recording. */
-  private readonly executions = new Set<Promise<void>>();
+  private readonly executions = new WorkCount();
 
   constructor(private readonly options: ExecutorOptions) {}
 
@@ -44,8 +45,8 @@ export class Executor {
   }
 
   /** Resolves once every launched step has finished (handler settled and outcome written). */
-  async settled(): Promise<void> {
-    await Promise.allSettled([...this.executions]);
+  settled(): Promise<void> {
+    return this.executions.idle();
   }
 
   /** Starts a claimed step's handler in a free slot. */
@@ -60,12 +61,8 @@ export class Executor {
         'lease lost; aborting handler',
       );
     }
-    const execution = this.execute(entry).finally(() => {
-      this.executions.delete(execution);
-      this.freeSlot(entry);
-      this.options.onOutcomeWritten();
-    });
-    this.executions.add(execution);
+    this.executions.begin();
+    void this.execute(entry);
   }
 
   /**
@@ -90,39 +87,46 @@ export class Executor {
     if (this.inFlight.free(entry)) this.options.onSlotFreed();
   }
 
+  /** Runs a launched step to its end: its handler, then its outcome's recording. Never rejects. */
   private async execute(entry: InFlight): Promise<void> {
-    const { step } = entry;
-    // The step's child logger is made on first use: binding its fields costs more than the rest
-    // of a step's bookkeeping, and a step that succeeds usually logs nothing.
-    let child: Logger | undefined;
-    const log = () =>
-      (child ??= this.options.logger.child({
-        runId: step.runId,
-        stepId: step.id,
-        node: step.node,
-        kind: step.kind,
-      }));
-    const startedAt = performance.now();
-    // Without a tracer the handler is called directly: no closure for a span that is not made.
-    const result = await (tracing()
-      ? traceStep(step, () => this.run(entry, log))
-      : this.run(entry, log));
-    const handlerMs = performance.now() - startedAt;
-    this.options.onHandlerTime(handlerMs);
-    this.options.metrics.handlerFinished(step.kind, handlerMs);
-    if (entry.lost) {
-      log().warn(
-        { reason: entry.lost },
-        'step no longer held by this worker; its result is dropped',
+    try {
+      const { step } = entry;
+      // The step's child logger is made on first use: binding its fields costs more than the rest
+      // of a step's bookkeeping, and a step that succeeds usually logs nothing.
+      let child: Logger | undefined;
+      const log = () =>
+        (child ??= this.options.logger.child({
+          runId: step.runId,
+          stepId: step.id,
+          node: step.node,
+          kind: step.kind,
+        }));
+      const startedAt = performance.now();
+      // Without a tracer the handler is called directly: no closure for a span that is not made.
+      const result = await (tracing()
+        ? traceStep(step, () => this.run(entry, log))
+        : this.run(entry, log));
+      const handlerMs = performance.now() - startedAt;
+      this.options.onHandlerTime(handlerMs);
+      this.options.metrics.handlerFinished(step.kind, handlerMs);
+      if (entry.lost) {
+        log().warn(
+          { reason: entry.lost },
+          'step no longer held by this worker; its result is dropped',
+        );
+        return;
+      }
+      this.freeSlot(entry);
+      await this.options.recorder.record(
+        step,
+        decideOutcome(result, step, this.options.outcome),
+        log,
       );
-      return;
+    } finally {
+      this.executions.end();
+      this.freeSlot(entry);
+      this.options.onOutcomeWritten();
     }
-    this.freeSlot(entry);
-    await this.options.recorder.record(
-      step,
-      decideOutcome(result, step, this.options.outcome),
-      log,
-    );
   }
 
   /** Calls the handler; resolves with what it returned or threw, or the timeout. Never rejects. */

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { ErrorKind, thrownMessage, toStorableText, truncateText } from '@cyclone/core';
 import type { ClaimedStep, WorkerStore } from '@cyclone/store-postgres';
 import { BatchCompleter } from './completion-batcher.js';
+import { WorkCount } from './work-count.js';
 import { loggableError } from './log-error.js';
 import type { StepOutcome } from './outcome.js';
 import { redactSecrets } from './redact-secrets.js';
@@ -38,7 +39,7 @@ const ReasonBytes = 512;
  */
 export class Recorder {
   private readonly completer: BatchCompleter;
-  private readonly writes = new Set<Promise<void>>();
+  private readonly writes = new WorkCount();
   private readonly retry: RetryTransientOptions;
 
   constructor(
@@ -59,21 +60,23 @@ export class Recorder {
   }
 
   /** Records the outcome of one attempt. Never rejects: what cannot be written is logged. */
-  record(step: ClaimedStep, outcome: StepOutcome, log: () => Logger): Promise<void> {
-    const write = this.write(step, outcome, log).catch((error: unknown) => {
+  async record(step: ClaimedStep, outcome: StepOutcome, log: () => Logger): Promise<void> {
+    this.writes.begin();
+    try {
+      await this.write(step, outcome, log);
+    } catch (error) {
       log().error(
         { error: loggableError(error) },
         'recording the outcome failed; the lease will expire and the step be reclaimed',
       );
-    });
-    this.writes.add(write);
-    void write.finally(() => this.writes.delete(write));
-    return write;
+    } finally {
+      this.writes.end();
+    }
   }
 
   /** Resolves once every outcome handed over so far is written (or given up). */
-  async idle(): Promise<void> {
-    while (this.writes.size > 0) await Promise.all([...this.writes]);
+  idle(): Promise<void> {
+    return this.writes.idle();
   }
 
   private async write(step: ClaimedStep, outcome: StepOutcome, log: () => Logger): Promise<void> {

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { workflow } from '@cyclone/core';
 import { runOfDefinition } from '../../src/tables/runs/new-runs.js';
+import { Executor } from '../../src/db/executor.js';
+import { StatementCompiler } from '../../src/db/statement.js';
+import { tablesIn } from '../../src/db/tables.js';
+import { claim } from '../../src/execution/claim.js';
 import { claimOne, useStore } from '../fixture.js';
 
 const fx = useStore();
@@ -25,6 +29,33 @@ describe('claim', () => {
       'running',
       'claim',
     ]);
+  });
+
+  it("takes the claim's start at its update, not at its transaction's start", async () => {
+    // A claim sees what committed before its statement ran, not before its transaction began: a
+    // start taken at the transaction's start could come before the event (a retry's, a snooze's)
+    // of a change it sees, and the step's history would run backwards.
+    const { stepId } = await fx.job('claim.start-time');
+    const client = await fx.pool.connect();
+    let began: Date;
+    try {
+      await client.query('BEGIN');
+      began = (await client.query<{ now: Date }>('SELECT now()')).rows[0]!.now;
+      await client.query('SELECT pg_sleep(0.05)');
+      const exec = new Executor(client, new StatementCompiler(tablesIn()));
+      const [claimed] = await claim(exec, {
+        kinds: ['claim.start-time'],
+        limit: 1,
+        workerId: 'w',
+        leaseMs: 30_000,
+      });
+      await client.query('COMMIT');
+      expect(claimed?.id).toBe(stepId);
+    } finally {
+      client.release();
+    }
+    const step = await fx.step(stepId);
+    expect(step.started_at!.getTime() - began.getTime()).toBeGreaterThanOrEqual(50);
   });
 
   it('claims nothing of a kind it was not asked for, and nothing twice', async () => {

@@ -58,9 +58,13 @@ export function claimColumns(
   workerId: string,
   leaseMs: string,
 ): string {
+  // The start is the moment of the update, as a stored event's time is the moment of its insert:
+  // now() is the transaction's start, which may come before the commit of a change this claim
+  // sees (a retry or snooze whose event time is later than the step's new `scheduled_at`), and
+  // the step's history would then start its next attempt before the event that led to it.
   return `claim_token = gen_random_uuid(), claimed_by = ${workerId},
-      lease_expires_at = now() + ${leaseMs}::bigint * interval '1 millisecond', started_at = now(),
-      started_event_id = nextval(${t.eventIds})`;
+      lease_expires_at = now() + ${leaseMs}::bigint * interval '1 millisecond',
+      started_at = clock_timestamp(), started_event_id = nextval(${t.eventIds})`;
 }
 
 /**
