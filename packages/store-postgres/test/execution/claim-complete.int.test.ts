@@ -132,6 +132,8 @@ describe('complete', () => {
       leaseMs: 30_000,
     });
     expect(claimed).toHaveLength(3);
+    // One claim statement, three claims: a token each, none shared.
+    expect(new Set(claimed.map((step) => step.claimToken)).size).toBe(3);
     // Outputs whose text holds what delimits the batch's values: commas, brackets, braces,
     // quotes, backslashes, and text beyond ASCII.
     const outputs = [{ a: 'x,}]"{[\\', n: null }, ['}', ',', '"', 'é ✓']];

@@ -49,6 +49,18 @@ export type ClaimedStepRow = Pick<
 };
 
 /**
+ * A fresh claim token, as SQL: 64 random bits drawn once per statement (the first three groups of
+ * a random UUID) and a number of the events' sequence in the last 64 bits. The sequence never
+ * gives a number twice, so no two claims share a token, and a writer that does not hold a claim
+ * cannot guess its random part. One random UUID per row (`gen_random_uuid()` reads OpenSSL's
+ * generator) was 3 % of the server's CPU in a drain of no-op jobs. Postgres reads the last 16 hex
+ * digits as the fourth and fifth groups (a hyphen may follow any group of four digits, or none).
+ */
+function claimTokenSql(t: Pick<Tables, 'eventIds'>): string {
+  return `(left((SELECT gen_random_uuid())::text, 19) || lpad(to_hex(nextval(${t.eventIds})), 16, '0'))::uuid`;
+}
+
+/**
  * The SQL a claim statement sets on each step it claims, besides the state: a fresh claim token
  * (the fence of every later write), the claimant, a lease, the start, and the id of the claim's
  * `step_started` event, which the row tells from now on (`cyclone_history`).
@@ -62,7 +74,7 @@ export function claimColumns(
   // now() is the transaction's start, which may come before the commit of a change this claim
   // sees (a retry or snooze whose event time is later than the step's new `scheduled_at`), and
   // the step's history would then start its next attempt before the event that led to it.
-  return `claim_token = gen_random_uuid(), claimed_by = ${workerId},
+  return `claim_token = ${claimTokenSql(t)}, claimed_by = ${workerId},
       lease_expires_at = now() + ${leaseMs}::bigint * interval '1 millisecond',
       started_at = clock_timestamp(), started_event_id = nextval(${t.eventIds})`;
 }
