@@ -77,8 +77,8 @@ export interface WorkerOptions {
    */
   readonly maxOutputBytes?: number;
   /**
-   * Most completions written in one statement.
-   * @defaultValue 100
+   * Most completions written in one statement (a batch also stops at about 8 MiB of outputs).
+   * @defaultValue 500
    */
   readonly completionBatchSize?: number;
   /**

@@ -68,7 +68,7 @@ export function resolveWorkerConfig(options: WorkerOptions): WorkerConfig {
       }
     }
   }
-  const completionBatchSize = options?.completionBatchSize ?? 100;
+  const completionBatchSize = options?.completionBatchSize ?? 500;
   if (!Number.isInteger(completionBatchSize) || completionBatchSize < 1) {
     problems.push({
       path: 'completionBatchSize',
