@@ -106,12 +106,13 @@ export function traceComplete(
  * Runs a step's handler in a `cyclone.step` span whose parent is the trace context its run was
  * submitted under (the `cyclone.submit` or `cyclone.enqueue` span), so the handler's work, and
  * any span it starts, joins the submitter's trace. The span is active while the handler runs.
+ * The executor calls it only while {@link tracing}: without a provider it calls the handler
+ * directly, with no span and no closure to make.
  */
 export function traceStep(
   step: ClaimedStep,
   run: () => Promise<HandlerResult>,
 ): Promise<HandlerResult> {
-  if (!tracing()) return run();
   const parent =
     step.traceContext === null
       ? ROOT_CONTEXT
