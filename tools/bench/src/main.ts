@@ -339,7 +339,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
 
 function describe(m: Measurement): string {
   if (m.variant === 'latency') {
-    return `p50 ${fmt(m.extra.p50)} ms, p95 ${fmt(m.extra.p95)} ms, p99 ${fmt(m.extra.p99)} ms (${String(m.extra.samples)} samples)`;
+    return `p50 ${fmt(m.extra.p50)} ms, p95 ${fmt(m.extra.p95)} ms, p99 ${fmt(m.extra.p99)} ms (${String(m.extra.samples)} samples; p50 of the enqueue call ${fmt(m.extra.enqueueP50)} ms, of the pickup after it ${fmt(m.extra.pickupP50)} ms)`;
   }
   if (m.variant.startsWith('fanout')) {
     return `${fmt(m.value)} ms per item, ${fmt(m.extra.ratio)}x a plain job's ${fmt(m.extra.jobMsPerItem)} ms; at most ${String(m.extra.highestRunning)} items at once`;

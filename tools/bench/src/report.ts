@@ -129,6 +129,19 @@ function rowSpecs(variants: readonly Variant[], depthRows: number): RowSpec[] {
             pick: (m) => num(m, p),
           });
         }
+        for (const [part, label] of [
+          ['enqueueP50', 'the enqueue call (its commit included)'],
+          ['pickupP50', 'from its return to the start (wake-up, claim, dispatch)'],
+        ] as const) {
+          specs.push({
+            id: `latency-${part}`,
+            variant: v.id,
+            label: `latency p50, ${label}`,
+            unit: 'ms',
+            better: 'lower',
+            pick: (m) => num(m, part),
+          });
+        }
         break;
       case 'workflow':
         specs.push({

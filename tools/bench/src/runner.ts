@@ -239,6 +239,8 @@ async function main(): Promise<RunnerResult> {
             p99: r.p99,
             max: r.max,
             capped: r.capped,
+            enqueueP50: r.enqueueP50,
+            pickupP50: r.pickupP50,
             configuration,
           },
         };

@@ -1,6 +1,8 @@
 /**
  * Latency: an idle, listening worker; jobs enqueued one at a time, each after the previous one
  * started; the time from the enqueue call to the handler's start, in the same process and clock.
+ * Each sample is also split where the enqueue call returns: the call itself (its statement and
+ * commit) and the pickup after it (the wake-up, the claim and its commit, the dispatch).
  */
 import { sleep } from '../shared/db.js';
 import type { SystemAdapter, WorkerConfig } from '../shared/types.js';
@@ -12,6 +14,10 @@ export interface LatencyResult {
   readonly p99: number;
   readonly max: number;
   readonly capped: boolean;
+  /** Median of the enqueue call's own time, commit included. */
+  readonly enqueueP50: number;
+  /** Median of the time from the enqueue call's return to the handler's start. */
+  readonly pickupP50: number;
 }
 
 export async function latency(
@@ -31,6 +37,8 @@ export async function latency(
   // Let the worker settle into its idle state (listening, or between polls).
   await sleep(options.settleMs ?? 500);
   const samples: number[] = [];
+  const enqueueMs: number[] = [];
+  const pickupMs: number[] = [];
   const t0 = performance.now();
   const perJobTimeoutMs = 30_000;
   for (let i = 0; i < options.n; i++) {
@@ -47,9 +55,12 @@ export async function latency(
     });
     const sent = performance.now();
     await adapter.enqueueOne(i);
+    const returned = performance.now();
     const at = await started;
     waiting.delete(i);
     samples.push(at - sent);
+    enqueueMs.push(returned - sent);
+    pickupMs.push(at - returned);
     // A random gap of up to the 90th percentile of the latencies so far (at most 2 s) before the
     // next enqueue. For a polling worker that is about one polling interval, so the next job
     // arrives at a random point of its cycle, as a real job would, instead of right after a poll
@@ -67,6 +78,8 @@ export async function latency(
     p99: percentile(samples, 0.99),
     max: samples.at(-1) ?? Number.NaN,
     capped: samples.length < options.n,
+    enqueueP50: median(enqueueMs),
+    pickupP50: median(pickupMs),
   };
 }
 
@@ -75,4 +88,11 @@ export function percentile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
   return sorted[rank]!;
+}
+
+function median(values: readonly number[]): number {
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 }
