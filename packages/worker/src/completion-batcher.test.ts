@@ -75,6 +75,24 @@ describe('BatchCompleter', () => {
     expect(sized.batches).toEqual([['f'], ['g'], ['h']]);
   });
 
+  it("holds at most the workflow cap in a batch with a workflow step's completion", async () => {
+    const s = recordingStore();
+    const completer = new BatchCompleter(s.store, 500, retry, 2);
+    s.hold();
+    const first = completer.complete(completion('x'));
+    await Promise.resolve();
+    await Promise.resolve();
+    const job = (id: string) => completer.complete(completion(id));
+    const step = (id: string) => completer.complete(completion(id), { workflowStep: true });
+    const later = [job('a'), job('b'), job('c'), step('d'), step('e'), step('f'), job('g')];
+    await new Promise((resolve) => setImmediate(resolve));
+    s.release();
+    expect(await Promise.all([first, ...later])).toEqual(Array(8).fill(true));
+    // Jobs alone fill a batch up to its size; a workflow step's completion past the smaller cap
+    // starts the next batch, and a batch that holds one stops at the cap.
+    expect(s.batches).toEqual([['x'], ['a', 'b', 'c'], ['d', 'e'], ['f', 'g']]);
+  });
+
   it('writes every completion once however their arrivals interleave with the writes', async () => {
     const s = recordingStore();
     const completer = new BatchCompleter(s.store, 7, retry);

@@ -77,7 +77,8 @@ export interface WorkerOptions {
    */
   readonly maxOutputBytes?: number;
   /**
-   * Most completions written in one statement (a batch also stops at about 8 MiB of outputs).
+   * Most completions written in one statement. A batch also stops at about 8 MiB of outputs, and
+   * at 200 completions once it holds a workflow step's, whose dependents wait for its commit.
    * @defaultValue 500
    */
   readonly completionBatchSize?: number;

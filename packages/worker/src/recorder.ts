@@ -84,11 +84,10 @@ export class Recorder {
     if (outcome.type === 'complete') {
       let accepted: boolean;
       try {
-        accepted = await this.completer.complete({
-          stepId: step.id,
-          claimToken: step.claimToken,
-          outputJson: outcome.outputJson,
-        });
+        accepted = await this.completer.complete(
+          { stepId: step.id, claimToken: step.claimToken, outputJson: outcome.outputJson },
+          { workflowStep: !step.standalone },
+        );
       } catch (error) {
         if (isTransientDatabaseError(error)) throw error;
         return this.discardUnrecordable(

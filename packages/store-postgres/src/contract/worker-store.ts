@@ -38,6 +38,11 @@ export interface ClaimedStep {
   readonly traceContext: Readonly<Record<string, string>> | null;
   /** How long the step had been claimable when claimed, in ms (the database's clock). */
   readonly queueWaitMs: number;
+  /**
+   * Whether the step is a standalone job's (a run of one step, enqueued by kind): its completion
+   * ends its run and makes no other step claimable. A workflow's step may (its dependents).
+   */
+  readonly standalone: boolean;
 }
 
 /** Where a worker runs, as the operators' overview shows it. */

@@ -74,5 +74,6 @@ function toClaimedStep(r: ClaimedStepRow): ClaimedStep {
     itemIndex: r.item_index,
     traceContext: r.trace_context,
     queueWaitMs: r.queue_wait_ms,
+    standalone: r.standalone,
   };
 }

@@ -13,7 +13,13 @@ describe('claim', () => {
   it('moves an available step to running with a token and a lease, and records step_started by claim', async () => {
     const { runId, stepId } = await fx.job('claim.job');
     const claimed = await claimOne(fx, 'claim.job', 30_000, 'w-1');
-    expect(claimed).toMatchObject({ id: stepId, runId, attempts: 0, workflow: 'claim.job' });
+    expect(claimed).toMatchObject({
+      id: stepId,
+      runId,
+      attempts: 0,
+      workflow: 'claim.job',
+      standalone: true,
+    });
     const step = await fx.step(stepId);
     expect(step).toMatchObject({
       state: 'running',
@@ -98,6 +104,7 @@ describe('complete', () => {
     const run = runOfDefinition(def, 'null');
     await fx.submit(run);
     const a = await claimOne(fx, 'cp.a');
+    expect(a.standalone).toBe(false);
     await fx.store.complete([{ stepId: a.id, claimToken: a.claimToken, outputJson: '1' }]);
     const b = run.steps.find((s) => s.node === 'b')!;
     expect(await fx.step(b.id)).toMatchObject({ state: 'available', deps_remaining: 0 });

@@ -46,6 +46,8 @@ export type ClaimedStepRow = Pick<
   deps: Record<string, unknown> | null;
   trace_context: Record<string, string> | null;
   queue_wait_ms: number;
+  /** Whether the run is a standalone job (no workflow definition). */
+  standalone: boolean;
 };
 
 /**
@@ -145,6 +147,7 @@ const claimedRowNames = [
   'trace_context',
   'queue_wait_ms',
   'deps',
+  'standalone',
 ] as const;
 
 /** The columns of a claimed step's row taken from `source` (the CTE of {@link claimedRows}). */
@@ -175,7 +178,8 @@ export function claimedRows(t: Pick<Tables, 'steps' | 'runs'>): string {
        CASE WHEN cardinality(c.depends_on) = 0 THEN NULL ELSE (
          SELECT jsonb_object_agg(d.node, d.output) FROM ${t.steps} d
          WHERE d.run_id = c.run_id AND d.node = ANY(c.depends_on) AND d.item_index IS NULL
-       ) END AS deps
+       ) END AS deps,
+       r.definition_hash IS NULL AS standalone
 FROM claimed c JOIN ${t.runs} r ON r.id = c.run_id`;
 }
 
