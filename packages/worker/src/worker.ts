@@ -190,23 +190,20 @@ export class Worker {
    * Starts listening for work and claiming it. Resolves once the worker is listening.
    *
    * @throws WorkerStartError (or the store's own typed error) when the database is unreachable or
-   *   not migrated; nothing was claimed or registered, and the worker may be started again
+   *   not migrated, or the store's error when listening or registering failed; nothing was
+   *   claimed or left registered, and the worker may be started again
    */
   async start(): Promise<void> {
     if (this.state !== 'idle')
       throw new Error(`worker ${this.id} cannot start: it is ${this.state}`);
     this.state = 'starting';
+    let listening: boolean;
     try {
-      await this.store.checkSchema();
+      listening = await this.prepare();
     } catch (error) {
       this.state = 'idle';
-      // The store's own typed error says it best; a raw database or socket error gets wrapped.
-      throw error instanceof CycloneError ? error : new WorkerStartError(this.id, { cause: error });
+      throw error;
     }
-    const listening = await this.producer.listen((stepIds) => this.leaseKeeper.abortEnded(stepIds));
-    await this.register();
-    // Child nodes (and schedules) start workflows by name, in whichever process settles them.
-    await this.store.registerWorkflows(this.config.workflows);
     this.registrationTimer = setInterval(() => {
       this.register().catch((error: unknown) => {
         this.logger.warn(
@@ -276,6 +273,40 @@ export class Worker {
     this.state = 'stopped';
     await this.closeConnection();
     this.logger.info('worker stopped');
+  }
+
+  /**
+   * Checks the schema and opens the connection that listens for wake-ups side by side (opening a
+   * connection is most of what a start costs: tens of milliseconds on a busy server), then
+   * registers the worker and stores its workflows on the connection the check used. Resolves with
+   * whether the worker listens; on a failure it closes what it opened, removes its registration,
+   * and rejects.
+   */
+  private async prepare(): Promise<boolean> {
+    const [schema, listening] = await Promise.allSettled([
+      this.store.checkSchema(),
+      this.producer.listen((stepIds) => this.leaseKeeper.abortEnded(stepIds)),
+    ]);
+    let registered = false;
+    try {
+      if (schema.status === 'rejected') {
+        const error: unknown = schema.reason;
+        // The store's own typed error says it best; a raw database or socket error gets wrapped.
+        throw error instanceof CycloneError
+          ? error
+          : new WorkerStartError(this.id, { cause: error });
+      }
+      if (listening.status === 'rejected') throw listening.reason;
+      await this.register();
+      registered = true;
+      // Child nodes (and schedules) start workflows by name, in whichever process settles them.
+      await this.store.registerWorkflows(this.config.workflows);
+      return listening.value;
+    } catch (error) {
+      await this.producer.stop();
+      if (registered) await this.store.deregisterWorker(this.id).catch(() => undefined);
+      throw error;
+    }
   }
 
   /** Registers (or refreshes) this worker, with where it runs, in `cyclone_workers`. */
