@@ -6,16 +6,24 @@
  * records). Time is still measured on a shared machine; WAL bytes and tuples are not noisy.
  *
  *   node --conditions=@cyclone/source --import tsx tools/bench/src/cost.ts 10000 50
+ *
+ * A fourth argument, `chain` or `diamond`, drains runs of that workflow shape instead (Cyclone
+ * only): N is then the number of steps (N / steps per run runs), and the figures are per step.
  */
 import pg from 'pg';
 import { startEmbeddedPostgres } from '@cyclone/test-db/embedded';
 import { databaseUrl, quoteIdent, sleep } from './shared/db.js';
 import { createAdapter } from './systems/index.js';
-import type { SystemName } from './shared/types.js';
+import { stepsPerRun, type SystemName, type WorkflowShape } from './shared/types.js';
 
 const n = Number(process.argv[2] ?? 10_000);
 const concurrency = Number(process.argv[3] ?? 50);
 const systems = (process.argv[4] ?? 'cyclone,graphile-worker').split(',') as SystemName[];
+const shape = process.argv[5] as WorkflowShape | undefined;
+if (shape !== undefined && !(shape in stepsPerRun)) {
+  throw new Error(`shape: expected chain or diamond, got ${shape}`);
+}
+const runs = shape ? Math.ceil(n / stepsPerRun[shape]) : n;
 
 /** Per-job figures of one phase (enqueue or drain) of one system. */
 interface PhaseCost {
@@ -54,11 +62,16 @@ try {
     await db.query('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
     const adapter = await createAdapter(system, url, 10);
     await adapter.setup();
-    const enqueue = await measure(db, () => adapter.bulkEnqueue(n));
+    const count = shape
+      ? () => adapter.countWorkflowsCompleted(shape)
+      : () => adapter.countCompleted();
+    const enqueue = await measure(db, () =>
+      shape ? adapter.submitWorkflows(shape, runs) : adapter.bulkEnqueue(n),
+    );
     const drain = await measure(db, async () => {
-      const before = await adapter.countCompleted();
-      await adapter.startWorker({ concurrency, config: 'fast' });
-      while ((await adapter.countCompleted()) - before < n) await sleep(50);
+      const before = await count();
+      await adapter.startWorker({ concurrency, config: 'fast', ...(shape ? { shape } : {}) });
+      while ((await count()) - before < runs) await sleep(50);
       await adapter.stopWorker();
     });
     for (const row of drain.statements) statements.push({ system, ...row });
@@ -83,7 +96,11 @@ try {
     await adapter.close();
     await db.end();
   }
-  console.log(`${n} jobs, concurrency ${concurrency}, figures per job`);
+  console.log(
+    shape
+      ? `${runs} runs of the ${shape} (${runs * stepsPerRun[shape]} steps), concurrency ${concurrency}, figures per step`
+      : `${n} jobs, concurrency ${concurrency}, figures per job`,
+  );
   console.table(table);
   console.log('costliest statements of the drain');
   console.table(statements);
