@@ -22,11 +22,11 @@ export const MaxBatchOutputChars = 8 * 1024 * 1024;
 /**
  * Most completions in a batch that holds a workflow step's. A workflow step's completion may make
  * its dependents claimable, at its batch's commit: a batch of 500 held the next wave of a workflow
- * back while it gathered and was written, and the workers went hungry in between. Batches of 128
- * to 200 moved chains and diamonds by a fifth to a quarter (decision 295); standalone jobs, which
- * unblock nothing, keep the full batch.
+ * back while it gathered and was written, and the workers went hungry in between. A cap of 350
+ * ran chains and diamonds fastest once a completion's cost per dependent was linear (decisions
+ * 295 and 297); standalone jobs, which unblock nothing, keep the full batch.
  */
-export const MaxWorkflowBatch = 200;
+export const MaxWorkflowBatch = 350;
 
 /** How a completion is queued. */
 export interface CompleteOptions {

@@ -78,7 +78,7 @@ export interface WorkerOptions {
   readonly maxOutputBytes?: number;
   /**
    * Most completions written in one statement. A batch also stops at about 8 MiB of outputs, and
-   * at 200 completions once it holds a workflow step's, whose dependents wait for its commit.
+   * at 350 completions once it holds a workflow step's, whose dependents wait for its commit.
    * @defaultValue 500
    */
   readonly completionBatchSize?: number;
