@@ -66,7 +66,9 @@ it('refuses or parameterises every hostile name and leaves the schema unchanged'
     count(
       'signal',
       await attempt(async () => {
-        const { runId } = await db.client.enqueue('fault.echo', {});
+        // A kind no worker handles: the run stays open, so only the name can refuse the signal
+        // (a run the worker had completed first would refuse it as ended).
+        const { runId } = await db.client.enqueue('fault.unclaimed', {});
         await db.client.signal(runId, name, {});
       }),
     );
