@@ -5,6 +5,9 @@ import { Executor } from '../../src/db/executor.js';
 import { StatementCompiler } from '../../src/db/statement.js';
 import { tablesIn } from '../../src/db/tables.js';
 import { claim } from '../../src/execution/claim.js';
+import { claimChangeParams } from '../../src/tables/steps/claim-change.js';
+import { claimLimitedSteps } from '../../src/tables/steps/claim-limited-steps.js';
+import { claimSteps } from '../../src/tables/steps/claim-steps.js';
 import { claimOne, useStore } from '../fixture.js';
 
 const fx = useStore();
@@ -62,6 +65,60 @@ describe('claim', () => {
     }
     const step = await fx.step(stepId);
     expect(step.started_at!.getTime() - began.getTime()).toBeGreaterThanOrEqual(50);
+  });
+
+  it('commits without waiting for its flush, in its own transaction only, and not under a limit', async () => {
+    // Decision 299: a lost claim costs a repeat run, so its commit does not wait for the disk; the
+    // setting is local to the claim's transaction, so the connection's next one (a completion)
+    // commits durably, and a claim under a flow limit (whose starts a rate limit counts) too.
+    await fx.job('claim.commit-mode');
+    await fx.store.setConcurrencyLimit({
+      kind: 'claim.commit-mode-limited',
+      max: 5,
+      perKey: false,
+    });
+    await fx.job('claim.commit-mode-limited');
+    const client = await fx.pool.connect();
+    const mode = async () =>
+      (await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!
+        .synchronous_commit;
+    try {
+      const exec = new Executor(client, new StatementCompiler(tablesIn()));
+      const durable = await mode();
+      expect(durable).not.toBe('off');
+      const request = { ...claimChangeParams('w'), limit: 5, leaseMs: 30_000 };
+
+      await client.query('BEGIN');
+      const [nothing] = await claimSteps(exec, {
+        ...request,
+        kinds: ['claim.commit-mode-limited'],
+      });
+      // A claim of nothing: the limited kind is left to its own claim.
+      expect(nothing).toMatchObject({ id: null, limited_kinds: ['claim.commit-mode-limited'] });
+      expect(await mode()).toBe('off');
+      await client.query('ROLLBACK');
+      expect(await mode()).toBe(durable);
+
+      await client.query('BEGIN');
+      const [claimed] = await claimSteps(exec, { ...request, kinds: ['claim.commit-mode'] });
+      expect(claimed?.id).toEqual(expect.any(String));
+      expect(await mode()).toBe('off');
+      await client.query('COMMIT');
+      expect(await mode()).toBe(durable);
+
+      await client.query('BEGIN');
+      const [limitedStep] = await claimLimitedSteps(exec, {
+        ...request,
+        kind: 'claim.commit-mode-limited',
+        scan: 5,
+      });
+      expect(limitedStep).toBeDefined();
+      expect(await mode()).toBe(durable);
+      await client.query('COMMIT');
+    } finally {
+      // Closed, not returned: a failed assertion may leave its transaction open.
+      client.release(true);
+    }
   });
 
   it('claims nothing of a kind it was not asked for, and nothing twice', async () => {
