@@ -12,9 +12,10 @@ export interface ListEventsParams {
 /**
  * A run's history in id order, after an optional event id, from `cyclone_history` (migration
  * 0013): the stored events with those the rows tell, never stored (decisions 130 and 134): the
- * run's `run_submitted` (id 0) and `run_completed` (id `Number.MAX_SAFE_INTEGER`), and each step's
- * latest claim while it runs or succeeded, with that success, under the ids the claim and the
- * completion took from the events' sequence. The view's filters on the run reach each of its parts,
+ * run's `run_submitted` (id 0) and `run_completed` (id `Number.MAX_SAFE_INTEGER`), each step's
+ * latest claim while it runs or succeeded, with that success, and a task's latest promotion by a
+ * completion (decision 300), under the ids the claim, the completion and the promotion took from
+ * the events' sequence. The view's filters on the run reach each of its parts,
  * so the read walks the run's rows by their indexes.
  */
 const statement = defineStatement<ListEventsParams, EventRecord>(

@@ -88,6 +88,13 @@ export const cycloneSteps = pgTable(
     /** The id of the `step_completed` event of a handler's success, which the row tells. */
     completedEventId: bigint('completed_event_id', { mode: 'number' }),
     /**
+     * The id of the `step_ready` event of the completion that promoted the task (its last
+     * dependency completed), which the row tells, and that event's time. A reopen, which puts the
+     * step back to `pending`, stores the event under this id first.
+     */
+    readyEventId: bigint('ready_event_id', { mode: 'number' }),
+    readyAt: timestamp('ready_at', tz),
+    /**
      * The key a per-key concurrency cap or rate limit of the kind counts the step by (from the
      * node's `concurrencyKey` path into the run input, or the submit's); null for none.
      */

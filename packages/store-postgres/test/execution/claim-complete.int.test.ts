@@ -9,6 +9,7 @@ import { claimChangeParams } from '../../src/tables/steps/claim-change.js';
 import { claimLimitedSteps } from '../../src/tables/steps/claim-limited-steps.js';
 import { claimSteps } from '../../src/tables/steps/claim-steps.js';
 import { claimOne, useStore } from '../fixture.js';
+import { failure } from '../operator/helpers.js';
 
 const fx = useStore();
 
@@ -174,6 +175,66 @@ describe('complete', () => {
     ]);
     const claimedB = await claimOne(fx, 'cp.b');
     expect(claimedB.deps).toEqual({ a: 1 });
+  });
+
+  it("tells a promotion's step_ready by the row, and stores it when a retry reopens the step", async () => {
+    // Decision 300: no event row for a promotion; the history reads it from the step's row. A
+    // reopen (the one move back to pending) stores it under its id first, so a second promotion
+    // leaves both in the history, in order.
+    const def = workflow('complete-ready-told')
+      .task('a', 'crt.a')
+      .task('b', 'crt.b', { dependsOn: ['a'] })
+      .task('x', 'crt.x')
+      .build();
+    const run = runOfDefinition(def, 'null');
+    await fx.submit(run);
+    const b = run.steps.find((s) => s.node === 'b')!.id;
+    const a = await claimOne(fx, 'crt.a');
+    await fx.store.complete([{ stepId: a.id, claimToken: a.claimToken, outputJson: '1' }]);
+
+    const history = await fx.store.listEvents(run.id);
+    const ready = history.filter((e) => e.type === 'step_ready');
+    expect(ready).toEqual([
+      expect.objectContaining({
+        runId: run.id,
+        stepId: b,
+        node: 'b',
+        from: 'pending',
+        to: 'available',
+        trigger: 'promote',
+        errorKind: null,
+        detail: null,
+      }),
+    ]);
+    const completedA = history.find((e) => e.type === 'step_completed' && e.stepId === a.id)!;
+    expect(ready[0]!.id).toBeGreaterThan(completedA.id);
+    expect(ready[0]!.at.getTime()).toBeGreaterThanOrEqual(completedA.at.getTime());
+    const stored = () =>
+      fx.query<{ id: string; type: string }>(
+        'SELECT id, type FROM cyclone_events WHERE step_id = $1 ORDER BY id',
+        [b],
+      );
+    expect(await stored()).toEqual([]);
+    expect(await fx.step(b)).toMatchObject({ ready_event_id: String(ready[0]!.id) });
+
+    // x fails for good: fail-fast cancels b, and a retry of x reopens it (and promotes it again,
+    // a completed a being its only dependency).
+    const x = await claimOne(fx, 'crt.x');
+    await fx.store.fail(failure(x.id, x.claimToken));
+    expect((await fx.step(b)).state).toBe('cancelled');
+    await fx.store.retryRun(run.id, { node: 'x' });
+    expect((await fx.step(b)).state).toBe('available');
+
+    const after = (await fx.store.listEvents(run.id)).filter((e) => e.stepId === b);
+    expect(after.map((e) => [e.type, e.from, e.to, e.trigger])).toEqual([
+      ['step_ready', 'pending', 'available', 'promote'],
+      ['step_cancelled_fail_fast', 'available', 'cancelled', 'fail_fast'],
+      ['step_reopened', 'cancelled', 'pending', 'operator_retry_reopen'],
+      ['step_ready', 'pending', 'available', 'promote'],
+    ]);
+    // The first promotion kept its id and time, now as a stored event.
+    expect(after[0]).toEqual(ready[0]);
+    expect((await stored())[0]).toEqual({ id: String(ready[0]!.id), type: 'step_ready' });
   });
 
   it('fences out a completion whose claim token no longer matches, writing nothing', async () => {

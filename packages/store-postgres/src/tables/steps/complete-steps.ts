@@ -1,4 +1,3 @@
-import { EventType } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { freedPlacesNotice } from './freed-places-notice.js';
@@ -10,7 +9,7 @@ import type {
   Prefixed,
   SingleFromChangeParams,
 } from '../transitions/change-params.js';
-import { sqlConstant, recordEvents } from '../events/record-events.js';
+import { recordEvents } from '../events/record-events.js';
 
 /**
  * A batch of completions and the changes they make, all from core's table: `complete*` the step's
@@ -68,7 +67,8 @@ export interface CompleteStepsRow {
  * their signals, lapsed or fired, settled under their run's lock): each step is fenced by its claim token
  * and its state, its run's count of open steps drops, a run whose last open step this was
  * completes, task dependents whose last dependency this was become available (unless the run is
- * paused), and the events are written. The run rows are locked by their update, after the steps;
+ * paused; each promotion's `step_ready` is told by the dependent's row, its event id and time),
+ * and the events of the nodes no worker runs are written. The run rows are locked by their update, after the steps;
  * a writer that locks the other way round (cancel, pause) can deadlock with it, which Postgres
  * detects and the store answers by running the statement again. The run's state used for the
  * promotions is the one read under that lock, so a pause that committed first is seen.
@@ -78,6 +78,14 @@ export interface CompleteStepsRow {
  * settlement outbox in this same statement, so a crash before it is settled loses nothing: the
  * `settle-pending` scanner finds it there.
  */
+/**
+ * Whether a dependent `d` the completions reach (`h`, its hits) becomes claimable: a task, not
+ * cached (a cached one stays pending for settlement's lookup), whose last dependencies these were,
+ * in a run that promotes. Read on the row as locked by the update, so a concurrent change counts.
+ */
+const becomesReady = `d.deps_remaining = h.n AND d.node_type = 'task' AND d.cache_ttl_ms IS NULL
+                            AND h.promoting`;
+
 const statement = defineStatement<CompleteStepsParams, CompleteStepsRow>(
   'complete-steps',
   (t, p) => `
@@ -139,12 +147,12 @@ WITH input AS (
   UPDATE ${t.steps} d
   SET deps_remaining = d.deps_remaining - h.n,
       -- A task with a result cache stays pending: settlement looks its key up first.
-      state = CASE WHEN d.deps_remaining = h.n AND d.node_type = 'task'
-                        AND d.cache_ttl_ms IS NULL AND h.promoting
-                   THEN ${p.promoteToState}::text ELSE d.state END,
-      scheduled_at = CASE WHEN d.deps_remaining = h.n AND d.node_type = 'task'
-                               AND d.cache_ttl_ms IS NULL AND h.promoting
-                          THEN now() ELSE d.scheduled_at END
+      state = CASE WHEN ${becomesReady} THEN ${p.promoteToState}::text ELSE d.state END,
+      scheduled_at = CASE WHEN ${becomesReady} THEN now() ELSE d.scheduled_at END,
+      -- Its step_ready is told by the row (cyclone_history): the event's id and time, no event row.
+      ready_event_id = CASE WHEN ${becomesReady} THEN nextval(${t.eventIds})
+                            ELSE d.ready_event_id END,
+      ready_at = CASE WHEN ${becomesReady} THEN clock_timestamp() ELSE d.ready_at END
   FROM dep_hits h
   WHERE d.id = h.id AND d.state = ANY(${p.promoteFromStates}::text[])
   RETURNING d.id, d.run_id, d.node, d.kind, d.state, d.node_type, d.deps_remaining,
@@ -176,27 +184,16 @@ WITH input AS (
   SET output = excluded.output, step_id = excluded.step_id, created_at = now(),
       expires_at = excluded.expires_at
 ), events AS (
-  ${recordEvents(
-    t,
-    {
-      // Only nodes no worker runs store their completion (a wait's, a child's, a fan-out's); a
-      // handler's success and a completed run (run_completed) are told by their rows.
-      source: 'done',
-      where: `NOT ${p.countAttempt}::boolean`,
-      type: `${p.completeEventType}::text`,
-      from: `${p.completeEventFrom}::text`,
-      to: `${p.completeToState}::text`,
-      trigger: `${p.completeTrigger}::text`,
-    },
-    {
-      source: 'promoted',
-      where: `state = ${p.promoteToState}::text`,
-      type: sqlConstant(EventType.StepReady),
-      from: `${p.promoteEventFrom}::text`,
-      to: `${p.promoteToState}::text`,
-      trigger: `${p.promoteTrigger}::text`,
-    },
-  )}
+  ${recordEvents(t, {
+    // Only nodes no worker runs store their completion (a wait's, a child's, a fan-out's); a
+    // handler's success and a completed run (run_completed) are told by their rows.
+    source: 'done',
+    where: `NOT ${p.countAttempt}::boolean`,
+    type: `${p.completeEventType}::text`,
+    from: `${p.completeEventFrom}::text`,
+    to: `${p.completeToState}::text`,
+    trigger: `${p.completeTrigger}::text`,
+  })}
 ), notify_steps AS (
   SELECT pg_notify('${Channels.stepsAvailable}', kind)
   FROM (SELECT DISTINCT kind FROM promoted

@@ -1,4 +1,4 @@
-import { EventType } from '@cyclone/core';
+import { EventType, StepState, StepTrigger } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import { sqlConstant, recordEvents } from '../events/record-events.js';
@@ -15,7 +15,8 @@ export interface ReopenStepsParams extends SingleFromChangeParams {
  * Reopens steps that fail-fast or branch cancellation cancelled because of a retried discard:
  * back to `pending`, with `deps_remaining` recounted from the dependencies not completed now, so
  * promotion (in the same transaction, or when the last dependency completes) makes them available.
- * Runs under the run's lock.
+ * A task's earlier promotion, which its row told (`ready_event_id`), is stored as its `step_ready`
+ * event under the same id and time, so its history keeps it. Runs under the run's lock.
  */
 const statement = defineStatement<ReopenStepsParams, { id: string }>(
   'reopen-steps',
@@ -23,21 +24,39 @@ const statement = defineStatement<ReopenStepsParams, { id: string }>(
 WITH reopened AS (
   UPDATE ${t.steps} s
   SET state = ${p.toState}::text, ended_at = NULL, lease_expires_at = NULL,
-      claim_token = NULL, claimed_by = NULL,
+      claim_token = NULL, claimed_by = NULL, ready_event_id = NULL, ready_at = NULL,
       deps_remaining = (SELECT count(*) FROM ${t.steps} d
                         WHERE d.run_id = s.run_id AND d.item_index IS NULL
                           AND d.node = ANY(s.depends_on) AND d.state <> ${p.completedState}::text)
-  WHERE s.run_id = ${p.runId} AND s.id = ANY(${p.stepIds}::uuid[])
+  -- The promotion the row told until now (a task's step_ready), read as it was before this
+  -- update, to be stored: the next promotion tells its own.
+  FROM (SELECT id, ready_event_id, ready_at FROM ${t.steps}
+        WHERE run_id = ${p.runId} AND id = ANY(${p.stepIds}::uuid[])) told
+  WHERE s.run_id = ${p.runId} AND s.id = ANY(${p.stepIds}::uuid[]) AND told.id = s.id
     AND s.state = ANY(${p.fromStates}::text[])
-  RETURNING s.id, s.run_id, s.node
+  RETURNING s.id, s.run_id, s.node, told.ready_event_id AS told_ready_id,
+            told.ready_at AS told_ready_at
 ), events AS (
-  ${recordEvents(t, {
-    source: 'reopened',
-    type: sqlConstant(EventType.StepReopened),
-    from: `${p.eventFrom}::text`,
-    to: `${p.toState}::text`,
-    trigger: `${p.trigger}::text`,
-  })}
+  ${recordEvents(
+    t,
+    {
+      source: 'reopened',
+      where: 'told_ready_id IS NOT NULL',
+      id: 'told_ready_id',
+      at: 'told_ready_at',
+      type: sqlConstant(EventType.StepReady),
+      from: sqlConstant(StepState.Pending),
+      to: sqlConstant(StepState.Available),
+      trigger: sqlConstant(StepTrigger.Promote),
+    },
+    {
+      source: 'reopened',
+      type: sqlConstant(EventType.StepReopened),
+      from: `${p.eventFrom}::text`,
+      to: `${p.toState}::text`,
+      trigger: `${p.trigger}::text`,
+    },
+  )}
 )
 SELECT id FROM reopened
 `,
