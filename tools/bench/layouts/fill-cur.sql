@@ -1,0 +1,12 @@
+-- Fills n available jobs of kind k in today's layout, a run and its one task step each, with
+-- time-ordered ids (psql -v n=N).
+WITH ids AS (
+  SELECT ('00000000-0000-7000-8000-' || lpad(to_hex(nextval('layout_ids')), 12, '0'))::uuid AS run_id,
+         ('00000001-0000-7000-8000-' || lpad(to_hex(currval('layout_ids')), 12, '0'))::uuid AS step_id
+  FROM generate_series(1, :n)
+), runs AS (
+  INSERT INTO cyclone_runs (id, workflow, state, input, open_steps)
+  SELECT run_id, 'k', 'running', '{}'::jsonb, 1 FROM ids
+)
+INSERT INTO cyclone_steps (id, run_id, node, node_type, kind, state, max_attempts)
+SELECT step_id, run_id, 'k', 'task', 'k', 'available', 25 FROM ids;
