@@ -79,7 +79,7 @@ for round in $(seq 1 "$rounds"); do
     cpu1=$(server_ticks)
     left=$(sql "$db" -c "SELECT count(*) FROM $steps WHERE state IN ('available', 'running')")
     [ "$left" = 0 ] || { echo "$layout: $left jobs left undrained" >&2; exit 1; }
-    sleep 1 # the statistics collector's flush
+    sleep 1 # pgbench's backends report their table statistics as they exit
     wal=$(sql "$db" -c "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '$wal0')")
     upd1=$(sql "$db" -c "SELECT sum(n_tup_upd) || ' ' || sum(n_tup_hot_upd) FROM pg_stat_user_tables")
     tps=$(sed -nE 's/^tps = ([0-9.]+).*/\1/p' <<<"$out")
