@@ -2,7 +2,7 @@
  * Where an idle worker's latency goes, phase by phase: N jobs enqueued one at a time (each once
  * the previous one started) to an idle, listening Cyclone worker (concurrency 10), each sample
  * split at the moments the enqueue call returned, the worker heard the notification, its claim
- * was sent and came back, and the handler started. Medians and 90th percentiles per phase.
+ * was sent and came back, and the handler started. Medians, 90th and 99th percentiles per phase.
  *
  *   node --conditions=@cyclone/source --import tsx tools/bench/src/latency-phases.ts 300 [URL]
  *
@@ -127,6 +127,11 @@ console.log(`${phases.total.length} of ${n} samples woken by their notification;
 console.table(
   Object.entries(phases).map(([phase, values]) => {
     const sorted = [...values].sort((a, b) => a - b);
-    return { phase, p50: fmt(percentile(sorted, 0.5)), p90: fmt(percentile(sorted, 0.9)) };
+    return {
+      phase,
+      p50: fmt(percentile(sorted, 0.5)),
+      p90: fmt(percentile(sorted, 0.9)),
+      p99: fmt(percentile(sorted, 0.99)),
+    };
   }),
 );
