@@ -80,21 +80,36 @@ async function drainKind(
       `SELECT count(*) AS n FROM cyclone_steps WHERE kind = $1 AND state IN ('available', 'running')`,
       [kind],
     );
+  // As in the plain drain (drain.ts): handlers count their starts in memory and the database is
+  // polled in earnest only once every step has started, so the count (a walk of up to n index
+  // entries) does not load the server while the worker drains; a slow poll runs meanwhile.
+  let started = 0;
   const worker = new Worker({
     pool,
     concurrency,
     logger: pino({ level: 'silent' }),
-    handlers: { [kind]: () => Promise.resolve(null) },
+    handlers: {
+      [kind]: () => {
+        started++;
+        return Promise.resolve(null);
+      },
+    },
   });
   const t0 = performance.now();
   await worker.start();
   let left = n;
+  let lastPoll = 0;
   try {
     while (performance.now() - t0 < capMs) {
-      left = await open();
-      if (left === 0) break;
-      await sleep(10);
+      const eager = started >= n;
+      if (eager || performance.now() - lastPoll >= 1_000) {
+        lastPoll = performance.now();
+        left = await open();
+        if (left === 0) break;
+      }
+      await sleep(eager ? 10 : 5);
     }
+    if (left > 0) left = await open();
     return { done: n - left, seconds: (performance.now() - t0) / 1000, capped: left > 0 };
   } finally {
     await worker.stop({ timeout: '5s' });
