@@ -54,7 +54,17 @@ try {
         },
       });
       const startMs = performance.now() - t0;
-      await allStarted;
+      // A job that never starts (a broken build, a stuck worker) fails the run instead of hanging.
+      let deadline: NodeJS.Timeout | undefined;
+      await Promise.race([
+        allStarted,
+        new Promise<never>((_, reject) => {
+          deadline = setTimeout(
+            () => reject(new Error(`ramp.ts: ${system}: ${started} of ${n} jobs started in 5 min`)),
+            5 * 60_000,
+          );
+        }),
+      ]).finally(() => clearTimeout(deadline));
       await adapter.stopWorker();
       await adapter.close();
       await admin.query(`DROP DATABASE ${quoteIdent(name)}`);
