@@ -75,15 +75,13 @@ export interface NewJobOptions extends NewRunOptions {
 
 /**
  * Standalone jobs of one kind enqueued together with the same options: the rows of `runOfJob`
- * for each, in a shape that is cheap to build and to send (one id pair and one encoded argument
+ * for each, in a shape that is cheap to build and to send (one id and one encoded argument
  * list entry a job; everything else once). Built by `newJobs`.
  */
 export interface NewJobs {
   readonly kind: string;
-  /** Each job's run id, in order. */
+  /** Each job's run id, in order; the job's step has the same id (decision 302). */
   readonly runIds: readonly string[];
-  /** Each job's step id, in the same order. */
-  readonly stepIds: readonly string[];
   /** Each job's arguments, already encoded and validated as JSON text, in the same order. */
   readonly argsJson: readonly string[];
   /**

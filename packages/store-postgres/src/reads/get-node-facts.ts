@@ -3,6 +3,7 @@ import type { StepRecord } from '../schema/rows.js';
 import type { Executor } from '../db/executor.js';
 import { defineStatement } from '../db/statement.js';
 import { limitHolds } from '../tables/limits/limit-holds.js';
+import { stepsOfRun, workflowStepsOfRun } from '../db/steps-of-run.js';
 
 /** The step to explain: by step id, or by node name and item index (null for a node step). */
 export interface GetNodeFactsParams {
@@ -95,7 +96,7 @@ SELECT now() AS now, r.state AS run_state, r.paused_at, s.*,
   coalesce((SELECT jsonb_agg(jsonb_build_object('node', u.node, 'state', u.state)
                              ORDER BY array_position(s.depends_on, u.node))
             FROM ${t.steps} u
-            WHERE u.run_id = r.id AND u.item_index IS NULL AND u.node = ANY(s.depends_on)),
+            WHERE ${workflowStepsOfRun('u', 'r.id')} AND u.item_index IS NULL AND u.node = ANY(s.depends_on)),
            '[]'::jsonb) AS upstream,
   f.node AS fan_out_node, f.max_parallel,
   coalesce(items.total, 0)::int AS items,
@@ -115,7 +116,7 @@ LEFT JOIN LATERAL (
          coalesce(jsonb_array_length(x.wait_payloads), 0) AS wait_gathered, x.wait_deadline_at,
          x.child_run_id, x.depends_on, x.concurrency_key
   FROM ${t.steps} x
-  WHERE x.run_id = r.id
+  WHERE ${stepsOfRun('x', 'r.id')}
     AND CASE WHEN ${p.stepId}::uuid IS NOT NULL THEN x.id = ${p.stepId}::uuid
              ELSE x.node = ${p.node}::text
                   AND x.item_index IS NOT DISTINCT FROM ${p.itemIndex}::int END

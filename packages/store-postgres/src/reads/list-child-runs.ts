@@ -1,6 +1,7 @@
 import type { RunState } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
 import { defineStatement } from '../db/statement.js';
+import { stepsOfRun } from '../db/steps-of-run.js';
 
 /** The parent run whose child runs to list. */
 export interface ListChildRunsParams {
@@ -24,7 +25,7 @@ const statement = defineStatement<ListChildRunsParams, ChildRunRow>(
   (t, p) => `
 SELECT c.id AS run_id, s.node, s.id AS step_id, c.state
 FROM ${t.steps} s JOIN ${t.runs} c ON c.id = s.child_run_id
-WHERE s.run_id = ${p.runId} AND s.child_run_id IS NOT NULL
+WHERE ${stepsOfRun('s', p.runId)} AND s.child_run_id IS NOT NULL
 ORDER BY s.created_at, s.id
 `,
 );

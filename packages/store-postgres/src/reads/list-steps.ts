@@ -2,6 +2,7 @@ import type { Executor } from '../db/executor.js';
 import { defineStatement } from '../db/statement.js';
 import { limitHolds } from '../tables/limits/limit-holds.js';
 import { STEP_COLUMNS, type StepReadRow } from './run-columns.js';
+import { stepsOfRun } from '../db/steps-of-run.js';
 
 /** The run whose steps to list. */
 export interface ListStepsParams {
@@ -15,7 +16,7 @@ SELECT ${STEP_COLUMNS}, output,
        coalesce(lim.held AND scheduled_at <= now(), false) AS awaiting_resource
 FROM ${t.steps} s
 LEFT JOIN LATERAL (${limitHolds(t, 's')}) lim ON true
-WHERE run_id = ${p.runId}
+WHERE ${stepsOfRun('s', p.runId)}
 ORDER BY item_index NULLS FIRST, created_at, id
 `,
 );

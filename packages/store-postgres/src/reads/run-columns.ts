@@ -1,5 +1,6 @@
 import type { RunRecord, StepRecord } from '../schema/rows.js';
 import type { Tables } from '../db/tables.js';
+import { stepsOfRun } from '../db/steps-of-run.js';
 
 /**
  * The columns every run read returns (from `runs` aliased `r`), in the shape `toRunStatus` maps.
@@ -9,7 +10,7 @@ import type { Tables } from '../db/tables.js';
 export function runColumns(t: Tables): string {
   return `r.id, r.workflow, r.state, r.error_kind, r.error, r.failed_node, r.parent_run_id,
   r.parent_step_id, r.idempotency_key, r.deadline_at, r.failure_count, r.reclaim_count, r.created_at,
-  coalesce(r.started_at, (SELECT min(s.started_at) FROM ${t.steps} s WHERE s.run_id = r.id)) AS started_at,
+  coalesce(r.started_at, (SELECT min(s.started_at) FROM ${t.steps} s WHERE ${stepsOfRun('s', 'r.id')})) AS started_at,
   r.ended_at`;
 }
 

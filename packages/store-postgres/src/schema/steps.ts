@@ -130,8 +130,12 @@ export const cycloneSteps = pgTable(
       .where(sql`${t.state} = 'available'`),
     // A run's steps, and with `item_index IS NULL` its nodes without the items of its fan-outs
     // (settlement reads those at every completion): one index serves both, so a step's insert and
-    // each of its updates write one entry here, not two.
-    index('cyclone_steps_run_idx').on(t.runId, t.itemIndex),
+    // each of its updates write one entry here, not two. A standalone job's step shares its run's
+    // id and stays out (decision 302): the primary key finds it, and its enqueue, claim and
+    // completion write no entry here. Statements read a run's steps through `db/steps-of-run.ts`.
+    index('cyclone_steps_run_idx')
+      .on(t.runId, t.itemIndex)
+      .where(sql`${t.id} <> ${t.runId}`),
     // One item task per (fan-out node, position): an expansion that runs twice (a crash, a second
     // process) inserts each item once.
     uniqueIndex('cyclone_steps_parent_idx')

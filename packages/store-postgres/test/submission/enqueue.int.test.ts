@@ -78,7 +78,7 @@ describe('enqueue (the lean job insert)', () => {
         'SELECT id FROM cyclone_steps WHERE run_id = $1',
         [jobs.runIds[0]],
       );
-      expect(step!.id).toBe(jobs.stepIds[0]);
+      expect(step!.id).toBe(jobs.runIds[0]);
     },
   );
 

@@ -1,6 +1,7 @@
 import type { RunState } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
+import { stepsOfRun } from '../../db/steps-of-run.js';
 
 /** The run whose waiting child nodes to read, and the state they wait in. */
 export interface LoadWaitingChildrenParams {
@@ -26,7 +27,7 @@ const statement = defineStatement<LoadWaitingChildrenParams, WaitingChildRow>(
   (t, p) => `
 SELECT s.id, s.node, s.child_run_id, c.state AS child_state, c.error AS child_error
 FROM ${t.steps} s LEFT JOIN ${t.runs} c ON c.id = s.child_run_id
-WHERE s.run_id = ${p.runId} AND s.item_index IS NULL AND s.state = ${p.waitingState}::text
+WHERE ${stepsOfRun('s', p.runId)} AND s.item_index IS NULL AND s.state = ${p.waitingState}::text
 ORDER BY s.created_at, s.id
 FOR UPDATE OF s
 `,

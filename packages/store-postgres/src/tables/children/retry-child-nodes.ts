@@ -3,6 +3,7 @@ import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import { sqlConstant, recordEvents } from '../events/record-events.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
+import { workflowStepsOfRun } from '../../db/steps-of-run.js';
 
 /** The discarded child nodes to retry and the change that retries them. */
 export interface RetryChildNodesParams extends SingleFromChangeParams {
@@ -26,7 +27,7 @@ WITH retried AS (
   SET state = ${p.toState}::text, error = NULL, error_kind = NULL, ended_at = NULL,
       wait_deadline_at = NULL,
       deps_remaining = (SELECT count(*) FROM ${t.steps} d
-                        WHERE d.run_id = s.run_id AND d.item_index IS NULL
+                        WHERE ${workflowStepsOfRun('d', 's.run_id')} AND d.item_index IS NULL
                           AND d.node = ANY(s.depends_on) AND d.state <> ${p.completedState}::text)
   WHERE s.run_id = ${p.runId} AND s.id = ANY(${p.stepIds}::uuid[])
     AND s.state = ANY(${p.fromStates}::text[]) AND s.node_type = ANY(${p.nodeTypes}::text[])

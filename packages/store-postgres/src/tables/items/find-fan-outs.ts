@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/executor.js';
 import type { StepRecord } from '../../schema/rows.js';
 import { defineStatement } from '../../db/statement.js';
+import { stepsOfRun } from '../../db/steps-of-run.js';
 
 /** The run whose open fan-out nodes to find. */
 export interface FindFanOutsParams {
@@ -25,7 +26,7 @@ const statement = defineStatement<FindFanOutsParams, OpenFanOutRow>(
 SELECT n.id, n.node, n.max_parallel,
        EXISTS (SELECT 1 FROM ${t.steps} i WHERE i.parent_step_id = n.id) AS expanded
 FROM ${t.steps} n
-WHERE n.run_id = ${p.runId} AND n.item_index IS NULL AND n.node_type = ${p.fanOutType}::text
+WHERE ${stepsOfRun('n', p.runId)} AND n.item_index IS NULL AND n.node_type = ${p.fanOutType}::text
   AND n.state = ${p.pendingState}::text AND n.deps_remaining = 0
 ORDER BY n.created_at, n.id
 `,

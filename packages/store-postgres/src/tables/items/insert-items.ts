@@ -3,6 +3,7 @@ import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
 import { sqlConstant, recordEvents } from '../events/record-events.js';
+import { stepsOfRun } from '../../db/steps-of-run.js';
 
 /** One batch of a fan-out node's item tasks. */
 export interface InsertItemsParams {
@@ -35,8 +36,8 @@ const statement = defineStatement<InsertItemsParams, { inserted: string }>(
 WITH node AS (
   SELECT * FROM ${t.steps} WHERE id = ${p.nodeId}
 ), source AS (
-  SELECT output FROM ${t.steps}
-  WHERE run_id = ${p.runId} AND node = ${p.sourceNode}::text AND item_index IS NULL
+  SELECT output FROM ${t.steps} s
+  WHERE ${stepsOfRun('s', p.runId)} AND node = ${p.sourceNode}::text AND item_index IS NULL
 ), positions AS (
   SELECT u.id, (${p.offset}::int + u.ord - 1)::int AS idx, u.ord
   FROM unnest(${p.itemIds}::uuid[]) WITH ORDINALITY AS u(id, ord)

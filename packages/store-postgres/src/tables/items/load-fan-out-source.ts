@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
+import { stepsOfRun } from '../../db/steps-of-run.js';
 
 /** The fan-out node whose list to inspect. */
 export interface LoadFanOutSourceParams {
@@ -37,7 +38,7 @@ SELECT node.source, node.max_items, jsonb_typeof(s.output) AS output_type,
        CASE WHEN jsonb_typeof(s.output) = 'array' THEN jsonb_array_length(s.output) END AS length
 FROM node
 LEFT JOIN ${t.steps} s
-  ON s.run_id = ${p.runId} AND s.node = node.source AND s.item_index IS NULL
+  ON ${stepsOfRun('s', p.runId)} AND s.node = node.source AND s.item_index IS NULL
 `,
 );
 

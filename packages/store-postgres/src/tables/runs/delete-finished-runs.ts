@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
+import { stepsOfRuns } from '../../db/steps-of-run.js';
 
 /** Which finished runs the retention sweep deletes. */
 export interface DeleteFinishedRunsParams {
@@ -27,7 +28,7 @@ WITH doomed AS (
   LIMIT ${p.limit}
   FOR UPDATE SKIP LOCKED
 ), steps AS (
-  DELETE FROM ${t.steps} WHERE run_id IN (SELECT id FROM doomed)
+  DELETE FROM ${t.steps} s WHERE ${stepsOfRuns('s', 'ARRAY(SELECT id FROM doomed)')}
 ), events AS (
   DELETE FROM ${t.events} WHERE run_id IN (SELECT id FROM doomed)
 ), signals AS (

@@ -11,15 +11,16 @@ import { runSubmitted } from '../events/run-row-events.js';
 import type { NewJobs } from '../../contract/new-run.js';
 
 /**
- * The parameters of {@link insertJobs}: what varies per job in three values (two id lists and one
- * JSON array of arguments), everything the jobs share once.
+ * The parameters of {@link insertJobs}: what varies per job in two values (the ids and a JSON array
+ * of arguments), everything the jobs share once.
  */
 export interface InsertJobsParams {
   kind: string;
-  /** The run ids as a Postgres array literal (`{id,id,...}`): uuids need no quoting. */
+  /**
+   * The run ids as a Postgres array literal (`{id,id,...}`): uuids need no quoting. Each job's
+   * step has its run's id (decision 302).
+   */
   runIds: string;
-  /** The step ids, the same way. */
-  stepIds: string;
   /** A JSON array of the jobs' arguments, in order. */
   args: string;
   idempotencyKey: string | null;
@@ -57,7 +58,7 @@ const statement = defineStatement<InsertJobsParams, InsertedJobsRow>(
   'insert-jobs',
   (t, p) => `
 WITH job AS (
-  SELECT (${p.runIds}::uuid[])[a.ord] AS id, (${p.stepIds}::uuid[])[a.ord] AS step_id, a.args,
+  SELECT (${p.runIds}::uuid[])[a.ord] AS id, a.args,
          CASE WHEN ${p.idempotencyKey}::text IS NULL THEN NULL
               WHEN ${p.suffixKeys}::boolean THEN ${p.idempotencyKey}::text || ':' || (a.ord - 1)
               ELSE ${p.idempotencyKey}::text END AS idempotency_key
@@ -74,7 +75,7 @@ WITH job AS (
 ), new_steps AS (
   INSERT INTO ${t.steps} (id, run_id, node, node_type, kind, state, on_dep_failure, max_attempts,
                           timeout_ms, backoff, scheduled_at, concurrency_key, priority)
-  SELECT step_id, id, ${p.kind}::text, 'task', ${p.kind}::text, ${p.stepState}::text,
+  SELECT id, id, ${p.kind}::text, 'task', ${p.kind}::text, ${p.stepState}::text,
          ${p.onDepFailure}::text, ${p.maxAttempts}::int, ${p.timeoutMs}::int, ${p.backoff}::jsonb,
          coalesce(${p.runAt}::timestamptz,
                   now() + coalesce(${p.delayMs}::bigint, 0) * interval '1 millisecond'),
@@ -109,7 +110,6 @@ export function insertJobsParams(jobs: NewJobs): InsertJobsParams {
   return {
     kind: jobs.kind,
     runIds: `{${jobs.runIds.join(',')}}`,
-    stepIds: `{${jobs.stepIds.join(',')}}`,
     args: `[${jobs.argsJson.join(',')}]`,
     idempotencyKey: jobs.idempotencyKey,
     suffixKeys: jobs.suffixKeys,

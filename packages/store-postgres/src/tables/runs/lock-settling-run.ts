@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/executor.js';
 import type { RunRecord } from '../../schema/rows.js';
 import { defineStatement } from '../../db/statement.js';
+import { stepsOfRun } from '../../db/steps-of-run.js';
 
 /** The run a settlement locks. */
 export interface LockSettlingRunParams {
@@ -33,7 +34,7 @@ CROSS JOIN LATERAL (
          coalesce(bool_or(s.node_type = ${p.taskType}::text AND s.cache_ttl_ms IS NOT NULL), false)
            AS has_cached_tasks
   FROM ${t.steps} s
-  WHERE s.run_id = r.id AND s.item_index IS NULL
+  WHERE ${stepsOfRun('s', 'r.id')} AND s.item_index IS NULL
 ) n
 WHERE r.id = ${p.runId}
 FOR UPDATE OF r`,

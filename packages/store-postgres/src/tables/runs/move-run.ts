@@ -4,6 +4,7 @@ import { defineStatement } from '../../db/statement.js';
 import type { ChangeParams } from '../transitions/change-params.js';
 import { recordEvents } from '../events/record-events.js';
 import { TerminalStepStates } from '../transitions/terminal-states.js';
+import { stepsOfRun } from '../../db/steps-of-run.js';
 
 /** A run change and what it records. */
 export interface MoveRunParams extends ChangeParams {
@@ -61,7 +62,7 @@ WITH previous AS (
       failed_node = CASE WHEN ${p.clearError}::boolean THEN NULL
                          ELSE coalesce(${p.failedNode}::text, r.failed_node) END,
       open_steps = (SELECT count(*) FROM ${t.steps} s
-                    WHERE s.run_id = r.id AND s.state <> ALL(${p.terminalStepStates}::text[]))
+                    WHERE ${stepsOfRun('s', 'r.id')} AND s.state <> ALL(${p.terminalStepStates}::text[]))
   WHERE r.id = ${p.runId} AND r.state = ANY(${p.fromStates}::text[])
   RETURNING r.id, r.state, r.parent_run_id
 ), parent_marked AS (

@@ -4,7 +4,7 @@ import { runOfJob } from './new-runs.js';
 
 /**
  * Builds the rows of standalone jobs of one kind that share their options (an `enqueueMany`): a
- * run id and a step id a job, made here, and the arguments as given. The rows are those of
+ * run id a job, made here (its step shares it, decision 302), and the arguments as given. The rows are those of
  * `runOfJob` for each job; only their shape differs. Pass the result to the store's `enqueue`.
  *
  * @param kind - the handler kind, also each run's workflow name and its step's node name
@@ -27,13 +27,9 @@ export function newJobs(
   options: SharedJobOptions & { idempotencyKey?: string | null; suffixKeys?: boolean } = {},
 ): NewJobs {
   const runIds = new Array<string>(argsJson.length);
-  const stepIds = new Array<string>(argsJson.length);
-  for (let i = 0; i < argsJson.length; i++) {
-    runIds[i] = uuidv7();
-    stepIds[i] = uuidv7();
-  }
+  for (let i = 0; i < argsJson.length; i++) runIds[i] = uuidv7();
   const { suffixKeys = false, idempotencyKey = null, ...shared } = options;
-  return { kind, runIds, stepIds, argsJson, idempotencyKey, suffixKeys, options: shared };
+  return { kind, runIds, argsJson, idempotencyKey, suffixKeys, options: shared };
 }
 
 /** The idempotency key each job of {@link NewJobs} is stored with (null for none). */
@@ -52,6 +48,6 @@ export function jobsAsRuns(jobs: NewJobs): NewRun[] {
       ...jobs.options,
       idempotencyKey: jobIdempotencyKey(jobs, i),
     });
-    return { ...run, id, steps: [{ ...run.steps[0]!, id: jobs.stepIds[i]! }] };
+    return { ...run, id, steps: [{ ...run.steps[0]!, id }] };
   });
 }

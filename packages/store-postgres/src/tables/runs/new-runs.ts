@@ -168,10 +168,15 @@ export function runOfDefinition(
   };
 }
 
-/** Builds the rows of a standalone job: a run of one task step, named after its kind. */
+/**
+ * Builds the rows of a standalone job: a run of one task step, named after its kind, with the
+ * run's id.
+ */
 export function runOfJob(kind: string, argsJson: string, options: NewJobOptions = {}): NewRun {
+  // The step shares the run's id, which keeps it out of the steps' run index (decision 302).
+  const id = uuidv7();
   return {
-    id: uuidv7(),
+    id,
     workflow: kind,
     definition: null,
     inputJson: argsJson,
@@ -183,7 +188,7 @@ export function runOfJob(kind: string, argsJson: string, options: NewJobOptions 
     traceContext: options.traceContext ?? null,
     steps: [
       {
-        id: uuidv7(),
+        id,
         node: kind,
         nodeType: 'task',
         kind,

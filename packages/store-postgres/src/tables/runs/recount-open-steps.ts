@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import { TerminalStepStates } from '../transitions/terminal-states.js';
+import { stepsOfRun } from '../../db/steps-of-run.js';
 
 /** The run whose open steps to recount. */
 export interface RecountOpenStepsParams {
@@ -20,7 +21,7 @@ const statement = defineStatement<
   (t, p) => `
 UPDATE ${t.runs} r
 SET open_steps = (SELECT count(*) FROM ${t.steps} s
-                  WHERE s.run_id = r.id AND s.state <> ALL(${p.terminalStepStates}::text[]))
+                  WHERE ${stepsOfRun('s', 'r.id')} AND s.state <> ALL(${p.terminalStepStates}::text[]))
 WHERE r.id = ${p.runId}
 RETURNING r.open_steps
 `,

@@ -4,6 +4,7 @@ import { freedPlacesNotice } from './freed-places-notice.js';
 import type { ChangeParams } from '../transitions/change-params.js';
 import { recordEvents } from '../events/record-events.js';
 import { storedClaimEvent, wasRunning } from '../events/claim-event.js';
+import { stepsOfRun } from '../../db/steps-of-run.js';
 
 /** The steps to cancel and the change that cancels them. */
 export interface CancelStepsParams extends ChangeParams {
@@ -32,7 +33,7 @@ const statement = defineStatement<CancelStepsParams, CancelledStepRow>(
 WITH cancelled AS (
   UPDATE ${t.steps} s
   SET state = ${p.toState}::text, ended_at = now(), lease_expires_at = NULL
-  WHERE s.run_id = ${p.runId}
+  WHERE ${stepsOfRun('s', p.runId)}
     AND (s.id = ANY(${p.stepIds}::uuid[]) OR s.parent_step_id = ANY(${p.stepIds}::uuid[]))
     AND s.state = ANY(${p.fromStates}::text[])
   RETURNING s.id, s.run_id, s.node, s.kind, s.child_run_id, s.attempts, s.started_event_id, s.started_at,

@@ -4,6 +4,7 @@ import type { StepRecord } from '../../schema/rows.js';
 import { claimChange } from '../events/claim-event.js';
 import { sqlConstant } from '../events/record-events.js';
 import { changeParams, singleFrom, type ChangeParams } from '../transitions/change-params.js';
+import { workflowStepsOfRun } from '../../db/steps-of-run.js';
 
 /**
  * The one state a step is claimed from (`available`), written into the claim statements as a
@@ -177,7 +178,7 @@ export function claimedRows(t: Pick<Tables, 'steps' | 'runs'>): string {
        (extract(epoch FROM now() - c.scheduled_at) * 1000)::float8 AS queue_wait_ms,
        CASE WHEN cardinality(c.depends_on) = 0 THEN NULL ELSE (
          SELECT jsonb_object_agg(d.node, d.output) FROM ${t.steps} d
-         WHERE d.run_id = c.run_id AND d.node = ANY(c.depends_on) AND d.item_index IS NULL
+         WHERE ${workflowStepsOfRun('d', 'c.run_id')} AND d.node = ANY(c.depends_on) AND d.item_index IS NULL
        ) END AS deps,
        r.definition_hash IS NULL AS standalone
 FROM claimed c JOIN ${t.runs} r ON r.id = c.run_id`;

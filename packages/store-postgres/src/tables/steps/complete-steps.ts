@@ -10,6 +10,7 @@ import type {
   SingleFromChangeParams,
 } from '../transitions/change-params.js';
 import { recordEvents } from '../events/record-events.js';
+import { workflowStepsOfRun } from '../../db/steps-of-run.js';
 
 /**
  * A batch of completions and the changes they make, all from core's table: `complete*` the step's
@@ -121,7 +122,7 @@ WITH input AS (
       started_at = coalesce(r.started_at,
                             CASE WHEN r.definition_hash IS NULL THEN p.first_started
                                  ELSE (SELECT min(x.started_at) FROM ${t.steps} x
-                                       WHERE x.run_id = r.id) END),
+                                       WHERE ${workflowStepsOfRun('x', 'r.id')}) END),
       state = CASE WHEN r.open_steps = p.n AND r.state = ANY(${p.runCompleteFromStates}::text[])
                    THEN ${p.runCompleteToState}::text ELSE r.state END,
       ended_at = CASE WHEN r.open_steps = p.n AND r.state = ANY(${p.runCompleteFromStates}::text[])
@@ -139,7 +140,7 @@ WITH input AS (
          bool_and(done.run_id = ANY(ARRAY(SELECT id FROM run_upd
                                           WHERE state = ${p.promotingRunState}::text)))
            AS promoting
-  FROM done JOIN ${t.steps} d ON d.run_id = done.run_id AND done.node = ANY(d.depends_on)
+  FROM done JOIN ${t.steps} d ON ${workflowStepsOfRun('d', 'done.run_id')} AND done.node = ANY(d.depends_on)
   WHERE done.run_id = ANY(ARRAY(SELECT id FROM run_upd WHERE definition_hash IS NOT NULL))
     AND done.node_type <> 'item' AND d.item_index IS NULL
   GROUP BY d.id

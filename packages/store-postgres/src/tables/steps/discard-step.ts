@@ -4,6 +4,7 @@ import { freedPlacesNotice } from './freed-places-notice.js';
 import { recordEvents } from '../events/record-events.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
 import { storedClaimEvent } from '../events/claim-event.js';
+import { stepsOfRun } from '../../db/steps-of-run.js';
 
 /** A discard of a running step and the change it makes. */
 export interface DiscardStepParams extends SingleFromChangeParams {
@@ -56,7 +57,7 @@ WITH gone AS (
   SET open_steps = r.open_steps - 1,
       failure_count = r.failure_count + CASE WHEN ${p.chargeAttempt}::boolean THEN 1 ELSE 0 END,
       started_at = coalesce(r.started_at, (SELECT min(x.started_at) FROM ${t.steps} x
-                                           WHERE x.run_id = r.id))
+                                           WHERE ${stepsOfRun('x', 'r.id')}))
   FROM gone WHERE r.id = gone.run_id
 ), events AS (
   ${recordEvents(

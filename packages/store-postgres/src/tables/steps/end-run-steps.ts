@@ -5,6 +5,7 @@ import { freedPlacesNotice } from './freed-places-notice.js';
 import { recordEvents } from '../events/record-events.js';
 import type { ChangeParams } from '../transitions/change-params.js';
 import { storedClaimEvent, wasRunning } from '../events/claim-event.js';
+import { stepsOfRun } from '../../db/steps-of-run.js';
 
 /** The run whose open steps to end, and the change that ends them. */
 export interface EndRunStepsParams extends ChangeParams {
@@ -39,7 +40,7 @@ WITH ended AS (
   SET state = ${p.toState}::text, ended_at = now(), lease_expires_at = NULL,
       error_kind = coalesce(${p.errorKind}::text, s.error_kind),
       error = CASE WHEN ${p.errorKind}::text IS NULL THEN s.error ELSE ${p.error}::text END
-  WHERE s.run_id = ${p.runId} AND s.state = ANY(${p.fromStates}::text[])
+  WHERE ${stepsOfRun('s', p.runId)} AND s.state = ANY(${p.fromStates}::text[])
   RETURNING s.id, s.run_id, s.node, s.kind, s.child_run_id, s.attempts, s.started_event_id, s.started_at,
             s.claimed_by, (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
 ), counted AS (

@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import type { StepRecord } from '../../schema/rows.js';
+import { stepsOfRun } from '../../db/steps-of-run.js';
 
 /** The node whose step to read, and the trigger of an operator's move. */
 export interface FindNodeStepParams {
@@ -37,7 +38,7 @@ LEFT JOIN LATERAL (
   WHERE e.step_id = s.id AND e.trigger = ${p.moveTrigger}::text
   ORDER BY e.id DESC LIMIT 1
 ) m ON true
-WHERE s.run_id = ${p.runId} AND s.node = ${p.node} AND s.item_index IS NULL
+WHERE ${stepsOfRun('s', p.runId)} AND s.node = ${p.node} AND s.item_index IS NULL
 FOR UPDATE OF s
 `,
 );

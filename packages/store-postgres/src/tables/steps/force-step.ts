@@ -5,6 +5,7 @@ import { storedClaimEvent, wasRunning } from '../events/claim-event.js';
 import type { ChangeParams } from '../transitions/change-params.js';
 import { freedPlacesNotice } from './freed-places-notice.js';
 import { stepsEndedNotice } from './steps-ended-notice.js';
+import { workflowStepsOfRun } from '../../db/steps-of-run.js';
 
 /** An operator's move of one node's step, by the `force` row of core's table. */
 export interface ForceStepParams extends ChangeParams {
@@ -63,7 +64,7 @@ WITH moved AS (
 ), deps AS (
   UPDATE ${t.steps} d SET deps_remaining = d.deps_remaining - 1
   FROM moved
-  WHERE ${p.toState}::text = ${p.completedState}::text AND d.run_id = moved.run_id
+  WHERE ${p.toState}::text = ${p.completedState}::text AND ${workflowStepsOfRun('d', 'moved.run_id')}
     AND moved.node = ANY(d.depends_on) AND d.item_index IS NULL
     AND d.state = ${p.pendingState}::text
 ), events AS (

@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
+import { stepsOfRun, workflowStepsOfRun } from '../../db/steps-of-run.js';
 
 /** The run whose result to read. */
 export interface GetLeafOutputsParams {
@@ -20,10 +21,10 @@ const statement = defineStatement<GetLeafOutputsParams, LeafOutputRow>(
   'get-leaf-outputs',
   (t, p) => `
 SELECT s.node, s.output FROM ${t.steps} s
-WHERE s.run_id = ${p.runId} AND s.item_index IS NULL AND s.state = 'completed'
+WHERE ${stepsOfRun('s', p.runId)} AND s.item_index IS NULL AND s.state = 'completed'
   AND NOT EXISTS (
     SELECT 1 FROM ${t.steps} d
-    WHERE d.run_id = s.run_id AND d.item_index IS NULL AND s.node = ANY(d.depends_on)
+    WHERE ${workflowStepsOfRun('d', 's.run_id')} AND d.item_index IS NULL AND s.node = ANY(d.depends_on)
   )
 ORDER BY s.created_at, s.id
 `,

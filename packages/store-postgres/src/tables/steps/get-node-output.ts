@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/executor.js';
 import type { StepRecord } from '../../schema/rows.js';
 import { defineStatement } from '../../db/statement.js';
+import { stepsOfRun } from '../../db/steps-of-run.js';
 
 /** The node to read. */
 export interface GetNodeOutputParams {
@@ -14,8 +15,8 @@ export type NodeOutputRow = Pick<StepRecord, 'id' | 'node' | 'state' | 'output'>
 const statement = defineStatement<GetNodeOutputParams, NodeOutputRow>(
   'get-node-output',
   (t, p) => `
-SELECT id, node, state, output FROM ${t.steps}
-WHERE run_id = ${p.runId} AND node = ${p.node} AND item_index IS NULL
+SELECT id, node, state, output FROM ${t.steps} s
+WHERE ${stepsOfRun('s', p.runId)} AND node = ${p.node} AND item_index IS NULL
 `,
 );
 

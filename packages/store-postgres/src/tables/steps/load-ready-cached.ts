@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
+import { stepsOfRun, workflowStepsOfRun } from '../../db/steps-of-run.js';
 
 /** The run whose ready cached tasks to read. */
 export interface LoadReadyCachedParams {
@@ -33,11 +34,11 @@ SELECT s.id, s.node, s.kind, s.claim_token, r.input,
        (SELECT n->'cache' FROM jsonb_array_elements(w.definition->'nodes') n
         WHERE n->>'name' = s.node) AS cache,
        (SELECT coalesce(jsonb_object_agg(d.node, d.output), '{}'::jsonb) FROM ${t.steps} d
-        WHERE d.run_id = s.run_id AND d.item_index IS NULL AND d.node = ANY(s.depends_on)) AS deps
+        WHERE ${workflowStepsOfRun('d', 's.run_id')} AND d.item_index IS NULL AND d.node = ANY(s.depends_on)) AS deps
 FROM ${t.steps} s
 JOIN ${t.runs} r ON r.id = s.run_id
 JOIN ${t.workflows} w ON w.hash = r.definition_hash
-WHERE s.run_id = ${p.runId} AND s.item_index IS NULL AND s.state = ${p.pendingState}::text
+WHERE ${stepsOfRun('s', p.runId)} AND s.item_index IS NULL AND s.state = ${p.pendingState}::text
   AND s.cache_ttl_ms IS NOT NULL AND s.deps_remaining = 0
 ORDER BY s.id
 `,

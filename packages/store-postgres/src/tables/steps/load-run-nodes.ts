@@ -2,6 +2,7 @@ import type { OnDepFailure } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import type { StepRecord } from '../../schema/rows.js';
 import { defineStatement } from '../../db/statement.js';
+import { stepsOfRun } from '../../db/steps-of-run.js';
 
 /** The run whose nodes to load. */
 export interface LoadRunNodesParams {
@@ -28,8 +29,8 @@ const statement = defineStatement<LoadRunNodesParams, RunNodeRow>(
   (t, p) => `
 SELECT id, node, node_type, state, depends_on, deps_remaining, on_dep_failure, error_kind, error,
        child_run_id
-FROM ${t.steps}
-WHERE run_id = ${p.runId} AND item_index IS NULL
+FROM ${t.steps} s
+WHERE ${stepsOfRun('s', p.runId)} AND item_index IS NULL
 ORDER BY created_at, id
 `,
 );

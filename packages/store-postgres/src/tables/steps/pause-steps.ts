@@ -3,6 +3,7 @@ import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import { sqlConstant, recordEvents } from '../events/record-events.js';
 import type { ChangeParams } from '../transitions/change-params.js';
+import { stepsOfRun } from '../../db/steps-of-run.js';
 
 /** The run whose claimable and waiting steps to pause, and the change that pauses them. */
 export interface PauseStepsParams extends ChangeParams {
@@ -19,7 +20,7 @@ const statement = defineStatement<PauseStepsParams, { id: string }>(
   (t, p) => `
 WITH paused AS (
   UPDATE ${t.steps} s SET state = ${p.toState}::text
-  WHERE s.run_id = ${p.runId} AND s.state = ANY(${p.fromStates}::text[])
+  WHERE ${stepsOfRun('s', p.runId)} AND s.state = ANY(${p.fromStates}::text[])
   RETURNING s.id, s.run_id, s.node, (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
 ), events AS (
   ${recordEvents(t, {

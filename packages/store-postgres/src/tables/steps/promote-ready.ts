@@ -3,6 +3,7 @@ import { NodeType, StepState, StepTrigger, stepChange } from '@cyclone/core';
 import { defineStatement } from '../../db/statement.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
 import { stepsReadyTail } from './steps-ready-tail.js';
+import { stepsOfRun } from '../../db/steps-of-run.js';
 
 /** A task whose last dependency completed: 'pending -> available' by `promote`. */
 export const promoteTask = stepChange(StepTrigger.Promote, StepState.Available, NodeType.Task);
@@ -26,14 +27,14 @@ const statement = defineStatement<PromoteReadyParams, { id: string }>(
   (t, p) => `
 WITH promoted AS (
   UPDATE ${t.steps} s SET state = ${p.toState}::text, scheduled_at = now()
-  WHERE s.run_id = ${p.runId} AND s.item_index IS NULL AND s.deps_remaining = 0
+  WHERE ${stepsOfRun('s', p.runId)} AND s.item_index IS NULL AND s.deps_remaining = 0
     AND s.node_type = ${p.taskType}::text AND s.cache_ttl_ms IS NULL
     AND s.state = ANY(${p.fromStates}::text[])
   RETURNING s.id, s.run_id, s.node, s.kind
 ), others AS (
   INSERT INTO ${t.settlements} (run_id)
   SELECT DISTINCT s.run_id FROM ${t.steps} s
-  WHERE s.run_id = ${p.runId} AND s.item_index IS NULL AND s.deps_remaining = 0
+  WHERE ${stepsOfRun('s', p.runId)} AND s.item_index IS NULL AND s.deps_remaining = 0
     AND (s.node_type <> ${p.taskType}::text OR s.cache_ttl_ms IS NOT NULL)
     AND s.state = ANY(${p.fromStates}::text[])
   ON CONFLICT (run_id) DO NOTHING

@@ -3,6 +3,7 @@ import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import { sqlConstant, recordEvents } from '../events/record-events.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
+import { workflowStepsOfRun } from '../../db/steps-of-run.js';
 
 /** The cancelled steps a retry reopens, and the change that reopens them. */
 export interface ReopenStepsParams extends SingleFromChangeParams {
@@ -26,7 +27,7 @@ WITH reopened AS (
   SET state = ${p.toState}::text, ended_at = NULL, lease_expires_at = NULL,
       claim_token = NULL, claimed_by = NULL, ready_event_id = NULL, ready_at = NULL,
       deps_remaining = (SELECT count(*) FROM ${t.steps} d
-                        WHERE d.run_id = s.run_id AND d.item_index IS NULL
+                        WHERE ${workflowStepsOfRun('d', 's.run_id')} AND d.item_index IS NULL
                           AND d.node = ANY(s.depends_on) AND d.state <> ${p.completedState}::text)
   -- The promotion the row told until now (a task's step_ready), read as it was before this
   -- update, to be stored: the next promotion tells its own.

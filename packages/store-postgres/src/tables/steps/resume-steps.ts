@@ -3,6 +3,7 @@ import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
 import { sqlConstant, recordEvents } from '../events/record-events.js';
+import { stepsOfRun } from '../../db/steps-of-run.js';
 
 /** A resumed run's paused steps, the four resume changes, and the node types each applies to. */
 export interface ResumeStepsParams {
@@ -40,7 +41,7 @@ WITH resumed AS (
                           THEN s.scheduled_at + ${p.pausedMs}::bigint * interval '1 millisecond'
                           ELSE s.scheduled_at END,
       wait_deadline_at = s.wait_deadline_at + ${p.pausedMs}::bigint * interval '1 millisecond'
-  WHERE s.run_id = ${p.runId} AND s.state = ANY(${p.fromStates}::text[])
+  WHERE ${stepsOfRun('s', p.runId)} AND s.state = ANY(${p.fromStates}::text[])
   RETURNING s.id, s.run_id, s.node, s.kind, s.state, s.scheduled_at,
             (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
 ), events AS (

@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
+import { stepsOfRun } from '../../db/steps-of-run.js';
 
 /** The run whose signal waits to load. */
 export interface LoadSignalWaitsParams {
@@ -25,8 +26,8 @@ const statement = defineStatement<LoadSignalWaitsParams, SignalWaitRow>(
   (t, p) => `
 SELECT id, node, node_type, wait_signals, coalesce(wait_n, 1) AS wait_n,
        coalesce(wait_payloads, '[]'::jsonb) AS wait_payloads
-FROM ${t.steps}
-WHERE run_id = ${p.runId} AND state = ${p.waitingState}::text AND item_index IS NULL
+FROM ${t.steps} s
+WHERE ${stepsOfRun('s', p.runId)} AND state = ${p.waitingState}::text AND item_index IS NULL
 ORDER BY created_at, id
 `,
 );

@@ -3,6 +3,7 @@ import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
 import { sqlConstant, recordEvents } from '../events/record-events.js';
+import { stepsOfRun } from '../../db/steps-of-run.js';
 
 /** The wait nodes of a run to promote, and the change that promotes them. */
 export interface PromoteWaitsParams extends SingleFromChangeParams {
@@ -39,7 +40,7 @@ WITH promoted AS (
       wait_deadline_at = CASE WHEN NOT ${p.timer}::boolean AND s.max_wait_ms IS NOT NULL
                               THEN now() + s.max_wait_ms * interval '1 millisecond'
                               ELSE s.wait_deadline_at END
-  WHERE s.run_id = ${p.runId} AND s.item_index IS NULL AND s.deps_remaining = 0
+  WHERE ${stepsOfRun('s', p.runId)} AND s.item_index IS NULL AND s.deps_remaining = 0
     AND s.node_type = ANY(${p.nodeTypes}::text[]) AND s.state = ANY(${p.fromStates}::text[])
     AND EXISTS (SELECT 1 FROM ${t.runs} r
                 WHERE r.id = ${p.runId} AND r.state = ${p.promotingRunState}::text)
