@@ -1,8 +1,10 @@
 -- Fills n available jobs of kind k in the split layout (psql -v n=N).
 WITH ids AS (
-  SELECT ('00000000-0000-7000-8000-' || lpad(to_hex(nextval('layout_ids')), 12, '0'))::uuid AS run_id,
-         ('00000001-0000-7000-8000-' || lpad(to_hex(currval('layout_ids')), 12, '0'))::uuid AS step_id
-  FROM generate_series(1, :n)
+  -- A job's step has its run's id, which keeps it out of the run index (decision 302).
+  SELECT run_id, run_id AS step_id
+  FROM (SELECT ('00000000-0000-7000-8000-' || lpad(to_hex(nextval('layout_ids')), 12, '0'))::uuid
+               AS run_id
+        FROM generate_series(1, :n)) AS g
 ), runs AS (
   INSERT INTO cyclone_runs (id, workflow, state, input, open_steps)
   SELECT run_id, 'k', 'running', '{}'::jsonb, 1 FROM ids
