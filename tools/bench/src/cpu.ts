@@ -10,11 +10,11 @@
  *
  *   node --conditions=@cyclone/source --import tsx tools/bench/src/cpu.ts 40000 [URL]
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '@cyclone/test-db/embedded';
 import { databaseUrl, quoteIdent } from './shared/db.js';
 import { runRunner } from './run-runner.js';
+import { localPostmaster, serverCpuSeconds } from './shared/server-cpu.js';
 import type { SystemName } from './shared/types.js';
 
 const n = Number(process.argv[2] ?? 40_000);
@@ -25,41 +25,6 @@ const systems: [SystemName, string, boolean][] = [
   ['cyclone', 'default', true],
   ['graphile-worker', 'fast', false],
 ];
-const ticksPerSecond = 100; // USER_HZ on Linux
-
-/** utime + stime (+ the children's, when `children`) of a process, in seconds. */
-function cpuOf(pid: number, children: boolean): number {
-  try {
-    // The fields after the command name, which is in parentheses and may hold spaces.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat
-      .slice(stat.lastIndexOf(')') + 2)
-      .split(' ')
-      .map(Number);
-    // f[0] is field 3 (state): utime is field 14, stime 15, cutime 16, cstime 17.
-    const own = f[11]! + f[12]!;
-    return (children ? own + f[13]! + f[14]! : own) / ticksPerSecond;
-  } catch {
-    return 0; // the process ended meanwhile
-  }
-}
-
-/** The server's CPU so far: the postmaster with its ended children, and its live children. */
-function serverCpu(postmaster: number): number {
-  let total = cpuOf(postmaster, true);
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === postmaster) total += cpuOf(Number(entry), true);
-    } catch {
-      // gone
-    }
-  }
-  return total;
-}
-
 /** A runner task; a drain takes minutes at most. */
 const run = (args: string[]) => runRunner(args, 10 * 60_000);
 
@@ -68,9 +33,8 @@ const serverUrl = given ?? embedded!.url;
 const admin = new pg.Client({ connectionString: serverUrl });
 await admin.connect();
 try {
-  const backend = (await admin.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!;
-  const stat = readFileSync(`/proc/${backend.pid}/stat`, 'utf8');
-  const postmaster = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  const postmaster = await localPostmaster(admin);
+  if (postmaster === undefined) throw new Error('the server must run on this machine (Linux)');
   const rows = [];
   for (const [system, config, unnamed] of systems) {
     const name = `cyclone_cpu_${system.replace(/-/g, '_')}`;
@@ -80,9 +44,9 @@ try {
     const common = ['--url', url, '--concurrency', '50', '--config', config];
     if (unnamed) common.push('--pooler', 'transaction', '--listen-url', url);
     await run([system, 'prepare', String(n), ...common]);
-    const before = serverCpu(postmaster);
+    const before = serverCpuSeconds(postmaster);
     const drained = await run([system, 'drain', String(n), ...common]);
-    const server = serverCpu(postmaster) - before;
+    const server = serverCpuSeconds(postmaster) - before;
     const node = Number(drained.extra?.cpuMs ?? Number.NaN) / 1000;
     await admin.query(`DROP DATABASE ${quoteIdent(name)}`);
     rows.push({

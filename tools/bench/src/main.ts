@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { redactUrl } from '@cyclone/core';
 import { databaseUrl, quoteIdent, withClient } from './shared/db.js';
+import { localPostmaster, serverCpuSeconds } from './shared/server-cpu.js';
 import { startEmbeddedPostgres, type EmbeddedServer } from '@cyclone/test-db/embedded';
 import {
   configsFor,
@@ -135,6 +136,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       return { version: r.rows[0]!.v, versionNum: Number(r.rows[0]!.n) };
     });
     databases.fileCopy = server.versionNum >= 150_000;
+    // The server's CPU over each throughput drain, when it runs here and the systems take turns
+    // (in parallel their drains would share it).
+    const postmaster = parallel ? undefined : await withClient(serverUrl, localPostmaster);
     await databases.dropStale();
     log(`server: ${server.version}`);
     log(
@@ -231,7 +235,13 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
           result = await runRunner([system, 'prepare-drain', n, ...common, ...shape], timeout);
         } else {
           await runRunner([system, 'prepare', n, ...common, ...shape], timeout);
+          const measureServer = variant.measure === 'throughput' && postmaster !== undefined;
+          const before = measureServer ? serverCpuSeconds(postmaster) : 0;
           result = await runRunner([system, 'drain', n, ...common, ...shape], timeout);
+          if (measureServer) {
+            const serverCpuMs = (serverCpuSeconds(postmaster) - before) * 1000;
+            result = { ...result, extra: { ...result.extra, serverCpuMs } };
+          }
         }
         const m: Measurement = {
           round,

@@ -69,12 +69,30 @@ interface RowSpec {
   readonly label: string;
   readonly unit: string;
   readonly better: 'higher' | 'lower';
+  /** A figure only some runs can take (the server's CPU): no row when no system has it. */
+  readonly optional?: boolean;
   readonly pick: (m: Measurement) => number | undefined;
 }
 
 function num(m: Measurement, key: string): number | undefined {
   const v = m.extra[key];
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+/**
+ * CPU time a completed job cost, in µs: the sum of a drain's `keys` (ms) over its jobs. The
+ * server's part is there only when the server runs on the bench's machine.
+ */
+function cpuPerJob(m: Measurement, keys: readonly string[]): number | undefined {
+  const done = num(m, 'done');
+  if (!done) return undefined;
+  let ms = 0;
+  for (const key of keys) {
+    const part = num(m, key);
+    if (part === undefined) return undefined;
+    ms += part;
+  }
+  return (ms * 1000) / done;
 }
 
 const flowLabels: Readonly<Record<string, string>> = {
@@ -106,6 +124,25 @@ function rowSpecs(variants: readonly Variant[], depthRows: number): RowSpec[] {
           unit: 'jobs/s',
           better: 'higher',
           pick: value,
+        });
+        // Worker and server share the machine's cores: their CPU a job together bounds the rate.
+        specs.push({
+          id: `${v.id}-cpu`,
+          variant: v.id,
+          label: `CPU per job, c=${v.concurrency}: worker process + server (user + system)`,
+          unit: 'µs',
+          better: 'lower',
+          optional: true,
+          pick: (m) => cpuPerJob(m, ['cpuMs', 'serverCpuMs']),
+        });
+        specs.push({
+          id: `${v.id}-cpu-server`,
+          variant: v.id,
+          label: `CPU per job, c=${v.concurrency}: the server's part`,
+          unit: 'µs',
+          better: 'lower',
+          optional: true,
+          pick: (m) => cpuPerJob(m, ['serverCpuMs']),
         });
         break;
       case 'bound':
@@ -271,6 +308,7 @@ export function buildTable(
         capped: spec.unit !== 'MB' && ms.some((m) => m.extra.capped === true),
       };
     }
+    if (spec.optional && Object.keys(medians).length === 0) continue;
     const best = bestPeer(columns, medians, spec.better);
     for (const [key, m] of Object.entries(medians)) {
       cells[key] = { ...m, ratio: best === undefined || best === 0 ? null : m.median / best };
@@ -407,6 +445,6 @@ export function markdownTable(table: Table): string {
 
 export const legend =
   'Each cell: the median over rounds, then (in brackets) its ratio to the best peer in that row ' +
-  '(median / best peer median; for latency and memory lower is better, so a ratio below 1 beats the best peer). ' +
+  '(median / best peer median; for latency, memory and CPU lower is better, so a ratio below 1 beats the best peer). ' +
   '`*`: a time cap stopped the clock in some round; the figure is what completed by then, per second. ' +
   '`-`: not measured (a peer without that workflow shape, or a configuration not run for that measurement).';

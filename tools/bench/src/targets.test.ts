@@ -16,6 +16,7 @@ describe('checkTargets', () => {
       columns: [],
       rows: [
         row('throughput-c50', 10_000, 1.2),
+        row('throughput-c50-cpu', 90, 1.35),
         row('sql-bound', 20_000, 0.8),
         row('latency-p99', 6),
         row('workflow-chain', 7_500),
@@ -26,6 +27,12 @@ describe('checkTargets', () => {
     };
     expect(checkTargets(table)).toEqual([
       { target: 'throughput c=50 vs the best peer', figure: '1.20x', goal: '>= 0.9x', met: true },
+      {
+        target: 'CPU per job (c=50) vs the best peer',
+        figure: '1.35x',
+        goal: '<= 1.3x',
+        met: false,
+      },
       { target: "SQL bound vs the best peer's", figure: '0.80x', goal: '>= 0.85x', met: false },
       { target: 'latency p99 (idle worker)', figure: '6.0 ms', goal: '<= 5 ms', met: false },
       {
