@@ -49,9 +49,10 @@ export function serverCpuSeconds(postmaster: number): number {
 /**
  * The process id of the postmaster of the server `client` is connected to, when that server runs
  * on this machine and its processes can be read; undefined otherwise (a remote server, another
- * system than Linux, a role that may not read `data_directory`). A remote backend's pid may be
- * the pid of some local process, so the parent found must also have the server's data directory
- * (its real path) as its working directory, as a postmaster does.
+ * system than Linux, a role that may not read `data_directory`, an OS user that may not read the
+ * server's processes). A remote backend's pid may be the pid of some local process, so the
+ * parent found must also have the server's data directory (its real path) as its working
+ * directory, as a postmaster does.
  */
 export async function localPostmaster(client: pg.ClientBase): Promise<number | undefined> {
   try {
