@@ -16,8 +16,9 @@ export function stepsOfRun(alias: string, runId: string): string {
 }
 
 /**
- * The steps of the runs in `runIds`, an SQL expression of a `uuid[]` (an `ARRAY(SELECT ...)`,
- * which Postgres computes once for both of its uses).
+ * The steps of the runs in `runIds`, an SQL expression of a `uuid[]` that appears twice: an
+ * `ARRAY(SELECT ...)` of a CTE becomes two init plans, each run once a statement, over the CTE
+ * computed once.
  */
 export function stepsOfRuns(alias: string, runIds: string): string {
   return `(${alias}.run_id = ANY(${runIds}) AND (${alias}.id = ANY(${runIds}) OR ${alias}.id <> ${alias}.run_id))`;
