@@ -57,6 +57,7 @@ import { databaseNow } from './db/database-now.js';
 import { subscribe } from './db/subscribe.js';
 import { StoreBase } from './store-base.js';
 import { claim } from './execution/claim.js';
+import { LimitedKinds } from './execution/limited-kinds.js';
 import { completeAll } from './execution/complete.js';
 import { fail } from './execution/fail.js';
 import { heartbeat } from './execution/heartbeat.js';
@@ -115,6 +116,9 @@ import { registerWorkflows } from './tables/workflows/register-workflows.js';
  * a worker's writes, by its claim token), and commits together with its events.
  */
 export class PostgresStore extends StoreBase implements CycloneStore {
+  /** The kinds this store's claims last found under a flow limit. */
+  private readonly limitedKinds = new LimitedKinds();
+
   submit(runs: readonly NewRun[], tx?: Queryable): Promise<SubmittedRun[]> {
     const db = tx ? this.exec.on(tx) : this.exec;
     return this.settled('submit', () => submit(db, runs, tx !== undefined));
@@ -130,7 +134,7 @@ export class PostgresStore extends StoreBase implements CycloneStore {
   }
 
   claim(request: ClaimRequest): Promise<ClaimedStep[]> {
-    return this.guard('claim', () => claim(this.exec, request));
+    return this.guard('claim', () => claim(this.exec, request, this.limitedKinds));
   }
 
   complete(completions: readonly Completion[]): Promise<Set<string>> {

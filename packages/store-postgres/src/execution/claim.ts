@@ -1,54 +1,96 @@
 import type { ClaimedStep, ClaimRequest } from '../contract/worker-store.js';
 import type { Executor } from '../db/executor.js';
 import { claimChangeParams, type ClaimedStepRow } from '../tables/steps/claim-change.js';
-import { claimLimitedSteps } from '../tables/steps/claim-limited-steps.js';
+import {
+  claimLimitedSteps,
+  type ClaimLimitedStepsRow,
+} from '../tables/steps/claim-limited-steps.js';
 import { claimSteps } from '../tables/steps/claim-steps.js';
 import { lockKindLimit } from '../tables/limits/lock-kind-limit.js';
-
-/**
- * Most claimable steps a claim under a per-key limit looks at beyond what it may take: steps of
- * keys at their limit are passed over. Under limits of the whole kind every claimable step is as
- * good as the next, so such a claim looks at no more than it may take.
- */
-const PerKeyScanExtra = 1_000;
+import { LimitedKinds, PerKeyScanExtra } from './limited-kinds.js';
 
 /**
  * Claims claimable steps of the given kinds for a worker: those of kinds without a flow limit in
- * one statement, then, when some asked-for kinds have one, each of those in a transaction that
- * locks the kind's limit row and then counts within its limit (`claimLimitedSteps`), while the
- * claim's `limit` is not reached.
+ * one statement, then, for the asked-for kinds with one, each in a transaction that locks the
+ * kind's limit row and then counts within its limit (`claimLimitedSteps`), while the claim's
+ * `limit` is not reached. Kinds `limitedKinds` knows to be limited skip the first statement.
  *
  * The lock is a statement of its own. A statement reads the database as it was when the
  * statement started; had the counting statement taken the lock itself, a claim that committed
  * while it waited for its turn would be missing from its counts, and the two claims together
  * would run more than the cap.
  */
-export async function claim(db: Executor, request: ClaimRequest): Promise<ClaimedStep[]> {
+export async function claim(
+  db: Executor,
+  request: ClaimRequest,
+  limitedKinds: LimitedKinds = new LimitedKinds(),
+): Promise<ClaimedStep[]> {
   if (request.kinds.length === 0 || request.limit <= 0) return [];
   const change = claimChangeParams(request.workerId);
-  const rows = await claimSteps(db, {
-    ...change,
-    kinds: request.kinds,
-    limit: request.limit,
-    leaseMs: request.leaseMs,
-  });
   const claimed: ClaimedStep[] = [];
-  for (const row of rows) if (row.id !== null) claimed.push(toClaimedStep(row as ClaimedStepRow));
-  for (const kind of rows[0]?.limited_kinds ?? []) {
-    const limit = request.limit - claimed.length;
-    if (limit <= 0) break;
-    const limited = await db.transaction(async (tx) => {
-      const locked = await lockKindLimit(tx, { kind });
-      if (!locked) return [];
-      return claimLimitedSteps(tx, {
+  const limited = limitedKinds.limitedOf(request.kinds);
+  const unlimited = limitedKinds.unlimitedOf(request.kinds);
+  /** Claims steps of kinds without a limit; returns the kinds it found limited. */
+  const claimUnlimited = async (kinds: readonly string[], limit: number): Promise<string[]> => {
+    const rows = await claimSteps(db, { ...change, kinds, limit, leaseMs: request.leaseMs });
+    for (const row of rows) if (row.id !== null) claimed.push(toClaimedStep(row as ClaimedStepRow));
+    const found = rows[0]?.limited_kinds ?? [];
+    for (const kind of found) limitedKinds.add(kind);
+    return found;
+  };
+  if (unlimited.length > 0) limited.push(...(await claimUnlimited(unlimited, request.limit)));
+  /**
+   * One limited claim of `kind` in a transaction of its own, reading `extra` claimable steps
+   * beyond `limit` under a per-key limit: its rows, or whether the kind's limit row was `busy`
+   * (another claim holds it) or `gone`.
+   */
+  const claimLimited = (kind: string, limit: number, extra: number) =>
+    db.transaction(async (tx) => {
+      const lock = await lockKindLimit(tx, { kind });
+      if (lock.state !== 'locked') return lock.state;
+      const scan = limit + (lock.perKey ? extra : 0);
+      const rows = await claimLimitedSteps(tx, {
         ...change,
         kind,
         limit,
         leaseMs: request.leaseMs,
-        scan: limit + (locked.per_key ? PerKeyScanExtra : 0),
+        scan,
       });
+      return { rows, perKey: lock.perKey, scan };
     });
-    for (const row of limited) claimed.push(toClaimedStep(row));
+  const take = (rows: readonly ClaimLimitedStepsRow[]): number => {
+    let n = 0;
+    for (const row of rows) {
+      if (row.id === null) continue;
+      claimed.push(toClaimedStep(row as ClaimedStepRow));
+      n++;
+    }
+    return n;
+  };
+  for (const kind of limited) {
+    const limit = request.limit - claimed.length;
+    if (limit <= 0) break;
+    const extra = limitedKinds.scanExtra(kind);
+    const outcome = await claimLimited(kind, limit, extra);
+    if (outcome === 'gone') {
+      // Its limit was removed since it was last seen: an unlimited kind again. Should a limit be
+      // set again in between, the unlimited statement names it, claims none of its steps, and
+      // the next claim takes it the limited way.
+      limitedKinds.delete(kind);
+      await claimUnlimited([kind], limit);
+      continue;
+    }
+    if (outcome === 'busy') continue;
+    const taken = take(outcome.rows);
+    if (!outcome.perKey) continue;
+    const { candidates, allowed, reach } = outcome.rows[0]!;
+    limitedKinds.passedOver(kind, reach === null ? candidates : reach - allowed);
+    // Short, having read all it might: steps of keys with room may lie further on. Look as far
+    // as a claim ever does, now, rather than leave them to the next claim.
+    if (taken < limit && candidates >= outcome.scan && extra < PerKeyScanExtra.most) {
+      const further = await claimLimited(kind, limit - taken, PerKeyScanExtra.most);
+      if (typeof further !== 'string') take(further.rows);
+    }
   }
   return claimed;
 }

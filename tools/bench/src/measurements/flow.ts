@@ -22,7 +22,7 @@ import { pino } from 'pino';
 import { Client } from '@cyclone/client';
 import { migrate, PostgresStore, runOfJob } from '@cyclone/store-postgres';
 import { Worker } from '@cyclone/worker';
-import { captureStatements } from '../bound/capture.js';
+import { captureStatements, textValue } from '../bound/capture.js';
 import { cloneRows, scalar, sleep } from '../shared/db.js';
 import { flowKindCap, type FlowMode } from '../shared/types.js';
 
@@ -186,16 +186,27 @@ export interface PlanCheck {
 /** The steps or runs tables: a sequential scan of either reads the whole queue. */
 const bigTables = new Set(['cyclone_steps', 'cyclone_runs']);
 
+/**
+ * Runs a captured statement once under `EXPLAIN (ANALYZE, BUFFERS)`, rolled back, with the plan a
+ * worker runs: a worker's statements are prepared, and after five runs on a connection Postgres
+ * keeps their generic plan (made for any values) when it costs no more than one made for the
+ * values, so the check prepares the statement and forces the generic plan.
+ */
 async function explain(
   pool: pg.Pool,
   statement: { name: string; text: string; values: readonly unknown[] },
 ): Promise<PlanCheck> {
   const c = await pool.connect();
+  // EXECUTE takes its values as SQL (a utility statement has no bound parameters of its own).
+  const args = statement.values
+    .map((v) => (v === null || v === undefined ? 'NULL' : c.escapeLiteral(textValue(v))))
+    .join(', ');
   try {
+    await c.query(`PREPARE bench_plan_check AS ${statement.text}`);
     await c.query('BEGIN');
+    await c.query('SET LOCAL plan_cache_mode = force_generic_plan');
     const { rows } = await c.query<{ 'QUERY PLAN': unknown }>(
-      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${statement.text}`,
-      [...statement.values],
+      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE bench_plan_check${args ? `(${args})` : ''}`,
     );
     await c.query('ROLLBACK');
     const [root] = rows[0]!['QUERY PLAN'] as [
@@ -218,6 +229,7 @@ async function explain(
     await c.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
+    await c.query('DEALLOCATE bench_plan_check').catch(() => undefined);
     c.release();
   }
 }

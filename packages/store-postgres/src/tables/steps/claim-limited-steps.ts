@@ -43,11 +43,24 @@ const available = sqlConstant(ClaimedFromState);
  * Nothing else takes the lock: completions, cancels and the rest write the steps as ever, and a
  * step that leaves `running` frees its place at once.
  */
-const statement = defineStatement<ClaimLimitedStepsParams, ClaimedStepRow>(
+/**
+ * A row of {@link claimLimitedSteps}: a claimed step (`id` set), or, when nothing was claimed, one
+ * row with `id` null. Each tells how far the claim looked: `candidates` claimable steps read (at
+ * most `scan` in each range of priorities), `allowed` of them within the limits (at most `limit`),
+ * and `reach`, the place in claim order of the last one allowed (null: none); `reach - allowed`
+ * candidates before it were passed over for keys at their limit.
+ */
+export type ClaimLimitedStepsRow = { [K in keyof ClaimedStepRow]: ClaimedStepRow[K] | null } & {
+  candidates: number;
+  allowed: number;
+  reach: number | null;
+};
+
+const statement = defineStatement<ClaimLimitedStepsParams, ClaimLimitedStepsRow>(
   'claim-limited-steps',
   (t, p) => `
 WITH lim AS (
-  SELECT * FROM ${t.limits} WHERE kind = ${p.kind}::text FOR UPDATE SKIP LOCKED
+  SELECT * FROM ${t.limits} WHERE kind = (SELECT ${p.kind}::text) FOR UPDATE SKIP LOCKED
 ), running AS (
   SELECT CASE WHEN l.concurrency_per_key THEN s.concurrency_key END AS grp, count(*)::int AS n
   FROM lim l JOIN ${t.steps} s ON s.state = ${running} AND s.kind = l.kind
@@ -64,10 +77,11 @@ WITH lim AS (
   -- limit most candidates are passed over (a claim reads its batch plus 1,000), so locking each
   -- would write a lock for every row looked at. The update below fences the ones it takes.
   SELECT s.* FROM lim l CROSS JOIN LATERAL (
-    ${claimableSteps(t, 'l.kind', `${p.scan}`, 'none')}
+    ${claimableSteps(t, 'l.kind', `(SELECT ${p.scan}::int)`, 'none')}
   ) s
 ), ranked AS (
   SELECT c.id, c.priority, c.scheduled_at,
+         row_number() OVER (ORDER BY c.priority DESC, c.scheduled_at) AS pos,
          CASE WHEN l.concurrency_per_key THEN c.concurrency_key END AS conc_grp,
          CASE WHEN l.rate_per_key THEN c.concurrency_key END AS rate_grp,
          row_number() OVER (PARTITION BY CASE WHEN l.concurrency_per_key THEN c.concurrency_key END
@@ -79,7 +93,7 @@ WITH lim AS (
   -- A rank counts every better candidate of its group, taken or not, so a group's claims never
   -- pass its limit even where the other limit holds a better candidate back. The groups are
   -- joined on (is null, text) so that the join hashes however many keys there are.
-  SELECT r.id FROM ranked r CROSS JOIN lim l
+  SELECT r.id, r.pos FROM ranked r CROSS JOIN lim l
   LEFT JOIN running u
     ON (u.grp IS NULL) = (r.conc_grp IS NULL) AND coalesce(u.grp, '') = coalesce(r.conc_grp, '')
   LEFT JOIN starts st
@@ -87,7 +101,7 @@ WITH lim AS (
   WHERE (l.concurrency_max IS NULL OR r.conc_rank + coalesce(u.n, 0) <= l.concurrency_max)
     AND (l.rate_limit IS NULL OR r.rate_rank + coalesce(st.n, 0) <= l.rate_limit)
   ORDER BY r.priority DESC, r.scheduled_at
-  LIMIT ${p.limit}
+  LIMIT (SELECT ${p.limit}::int)
 ), claimed AS (
   UPDATE ${t.steps} s
   SET state = ${p.toState}::text, ${claimColumns(t, p.workerId, p.leaseMs)}
@@ -110,7 +124,12 @@ WITH lim AS (
 ), rows AS (
   ${claimedRows(t)}
 )
-SELECT ${claimedRowColumns('rows')} FROM rows
+SELECT ${claimedRowColumns('rows')},
+       (SELECT count(*)::int FROM ranked) AS candidates,
+       (SELECT count(*)::int FROM allowed) AS allowed,
+       (SELECT max(pos)::int FROM allowed) AS reach
+-- One row at least, so that a claim of nothing still tells how far it looked.
+FROM (SELECT 1) AS one LEFT JOIN rows ON true
 ${claimOrder('rows')}
 `,
 );
@@ -119,6 +138,6 @@ ${claimOrder('rows')}
 export function claimLimitedSteps(
   db: Executor,
   p: ClaimLimitedStepsParams,
-): Promise<ClaimedStepRow[]> {
+): Promise<ClaimLimitedStepsRow[]> {
   return db.rows(statement, p);
 }
