@@ -29,6 +29,19 @@ const running = sqlConstant('running');
 const available = sqlConstant(ClaimedFromState);
 
 /**
+ * A row of {@link claimLimitedSteps}: a claimed step (`id` set), or, when nothing was claimed, one
+ * row with `id` null. Each tells how far the claim looked: `candidates` claimable steps read (at
+ * most `scan` in each range of priorities), `allowed` of them within the limits (at most `limit`),
+ * and `reach`, the place in claim order of the last one allowed (null: none); `reach - allowed`
+ * candidates before it were passed over for keys at their limit.
+ */
+export type ClaimLimitedStepsRow = { [K in keyof ClaimedStepRow]: ClaimedStepRow[K] | null } & {
+  candidates: number;
+  allowed: number;
+  reach: number | null;
+};
+
+/**
  * Claims up to `limit` claimable steps of one kind that has a flow limit (`cyclone_limits`), never
  * more than the limit allows. It locks the kind's limit row with `FOR UPDATE SKIP LOCKED` first:
  * the claims of one limited kind take turns, and a claim that finds the row locked (another
@@ -43,19 +56,6 @@ const available = sqlConstant(ClaimedFromState);
  * Nothing else takes the lock: completions, cancels and the rest write the steps as ever, and a
  * step that leaves `running` frees its place at once.
  */
-/**
- * A row of {@link claimLimitedSteps}: a claimed step (`id` set), or, when nothing was claimed, one
- * row with `id` null. Each tells how far the claim looked: `candidates` claimable steps read (at
- * most `scan` in each range of priorities), `allowed` of them within the limits (at most `limit`),
- * and `reach`, the place in claim order of the last one allowed (null: none); `reach - allowed`
- * candidates before it were passed over for keys at their limit.
- */
-export type ClaimLimitedStepsRow = { [K in keyof ClaimedStepRow]: ClaimedStepRow[K] | null } & {
-  candidates: number;
-  allowed: number;
-  reach: number | null;
-};
-
 const statement = defineStatement<ClaimLimitedStepsParams, ClaimLimitedStepsRow>(
   'claim-limited-steps',
   (t, p) => `
@@ -74,7 +74,7 @@ WITH lim AS (
   GROUP BY r.key
 ), cand AS (
   -- Read without locks: the claims of this kind take turns on its limit row, and under a per-key
-  -- limit most candidates are passed over (a claim reads its batch plus 1,000), so locking each
+  -- limit many candidates may be passed over (a claim reads up to its batch plus 1,000), so locking each
   -- would write a lock for every row looked at. The update below fences the ones it takes.
   SELECT s.* FROM lim l CROSS JOIN LATERAL (
     ${claimableSteps(t, 'l.kind', `(SELECT ${p.scan}::int)`, 'none')}
