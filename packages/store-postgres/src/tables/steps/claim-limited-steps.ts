@@ -74,8 +74,9 @@ WITH lim AS (
   GROUP BY r.key
 ), cand AS (
   -- Read without locks: the claims of this kind take turns on its limit row, and under a per-key
-  -- limit many candidates may be passed over (a claim reads up to its batch plus 1,000), so locking each
-  -- would write a lock for every row looked at. The update below fences the ones it takes.
+  -- limit many candidates may be passed over (a claim reads up to its batch plus 1,000), so
+  -- locking each would write a lock for every row looked at. The update below fences the ones it
+  -- takes.
   SELECT s.* FROM lim l CROSS JOIN LATERAL (
     ${claimableSteps(t, 'l.kind', `(SELECT ${p.scan}::int)`, 'none')}
   ) s
