@@ -2,7 +2,8 @@
  * `npm run bench`: Cyclone against graphile-worker, pg-boss and DBOS on one PostgreSQL server.
  *
  *   npm run bench -- [--database-url URL] [--quick] [--rounds N] [--only cyclone,dbos]
- *                    [--measure throughput,latency] [--depth-rows N] [--pool-size N] [--out DIR]
+ *                    [--measure throughput,latency] [--depth-rows N] [--throughput-jobs N]
+ *                    [--pool-size N] [--out DIR]
  *
  * Every measurement of every system runs in a fresh Node process (src/runner.ts) against a fresh
  * database of its own on the same server; the systems take turns within each round. Prints a
@@ -59,6 +60,11 @@ export interface BenchOptions {
   readonly only?: readonly SystemName[];
   readonly measures?: readonly MeasureName[];
   readonly depthRows?: number;
+  /**
+   * Jobs queued for each throughput drain, 10,000 by default. The targets are set at the default;
+   * a deeper backlog shows how each system's rate depends on the size of its queue.
+   */
+  readonly throughputJobs?: number;
   readonly poolSize?: number;
   /** Where the JSON and Markdown go; `null` writes nothing. */
   readonly outDir?: string | null;
@@ -98,7 +104,11 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const quick = options.quick ?? false;
   const base = quick ? quickSizes : fullSizes;
-  const sizes: Sizes = { ...base, depthRows: options.depthRows ?? base.depthRows };
+  const sizes: Sizes = {
+    ...base,
+    depthRows: options.depthRows ?? base.depthRows,
+    throughput: options.throughputJobs ?? base.throughput,
+  };
   const rounds = options.rounds ?? (quick ? 1 : 3);
   const systems = options.only?.length ? [...options.only] : [...systemNames];
   const measures = options.measures?.length ? [...options.measures] : [...measureNames];
@@ -325,8 +335,18 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     configurations: configurations(measurements),
   };
   const targets = checkTargets(table);
-  const text = `${textTable(table)}\n\n${legend}\n\n${targetsText(targets)}`;
-  const markdown = renderMarkdown(meta, table, failures, targetsMarkdown(targets));
+  const targetsNote =
+    quick || sizes.throughput === fullSizes.throughput
+      ? ''
+      : `the throughput rows drained ${sizes.throughput.toLocaleString('en-US')} jobs; the targets ` +
+        `are set at ${fullSizes.throughput.toLocaleString('en-US')}\n`;
+  const text = `${textTable(table)}\n\n${legend}\n\n${targetsNote}${targetsText(targets)}`;
+  const markdown = renderMarkdown(
+    meta,
+    table,
+    failures,
+    `${targetsNote ? `${targetsNote}\n` : ''}${targetsMarkdown(targets)}`,
+  );
   const files: string[] = [];
   const outDir = options.outDir === undefined ? path.join(benchDir, 'results') : options.outDir;
   if (outDir !== null) {
@@ -544,6 +564,7 @@ async function cli(): Promise<void> {
       only: { type: 'string' },
       measure: { type: 'string' },
       'depth-rows': { type: 'string' },
+      'throughput-jobs': { type: 'string' },
       'pool-size': { type: 'string' },
       out: { type: 'string' },
       parallel: { type: 'boolean' },
@@ -557,7 +578,7 @@ async function cli(): Promise<void> {
     process.stdout.write(
       'npm run bench -- [--database-url URL] [--quick] [--rounds N] [--only cyclone,graphile-worker,pg-boss,dbos]\n' +
         '                 [--measure enqueue,throughput,latency,workflow,depth,memory,fanout] [--depth-rows N]\n' +
-        '                 [--pool-size N] [--out DIR] [--parallel]\n' +
+        '                 [--throughput-jobs N] [--pool-size N] [--out DIR] [--parallel]\n' +
         '                 [--pooler-url URL [--pooler-listen]] [--poll-interval D]   (cyclone only)\n',
     );
     return;
@@ -578,6 +599,9 @@ async function cli(): Promise<void> {
     ...(only ? { only } : {}),
     ...(measures ? { measures } : {}),
     ...(values['depth-rows'] ? { depthRows: positive(values['depth-rows'], 'depth-rows')! } : {}),
+    ...(values['throughput-jobs']
+      ? { throughputJobs: positive(values['throughput-jobs'], 'throughput-jobs')! }
+      : {}),
     ...(values['pool-size'] ? { poolSize: positive(values['pool-size'], 'pool-size')! } : {}),
     ...(values.out ? { outDir: path.resolve(values.out) } : {}),
     ...(values.parallel === undefined ? {} : { parallel: values.parallel }),

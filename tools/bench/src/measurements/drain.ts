@@ -42,7 +42,9 @@ export async function drain(adapter: SystemAdapter, options: DrainOptions): Prom
   const baseline = open ? 0 : await count();
   // Handlers count their starts in memory; the database is polled in earnest only once every job
   // has started, so that counting (which may scan a large table in the depth measurement) does not
-  // load the server while the worker is busy. A slower poll runs meanwhile in case a count is missed.
+  // load the server while the worker is busy. A slower poll runs meanwhile in case a count is missed,
+  // its first a second after the start: a count before any job can have finished would only load
+  // the server while the worker ramps up (a count over a freshly filled queue visits every row).
   let started = 0;
   const rss = new RssSampler().start();
   const cpu0 = process.cpuUsage();
@@ -54,7 +56,7 @@ export async function drain(adapter: SystemAdapter, options: DrainOptions): Prom
   const startMs = performance.now() - t0;
   const deadline = t0 + options.capMs;
   let done = 0;
-  let lastDbPoll = 0;
+  let lastDbPoll = t0;
   for (;;) {
     const now = performance.now();
     const eager = shape !== undefined || started >= n;
