@@ -50,4 +50,24 @@ describe('checkTargets', () => {
       { target: 'worker peak RSS, c=100', figure: '140 MB', goal: '<= 150 MB', met: true },
     ]);
   });
+
+  it('never shows a missed goal as the goal itself', () => {
+    const table: Table = {
+      columns: [],
+      rows: [
+        row('throughput-c10', 9_000, 0.899),
+        row('throughput-c50', 10_000, 0.9),
+        row('latency-p99', 5.04),
+        row('workflow-diamond', 6_980),
+        row('memory-peak', 149.6),
+      ],
+    };
+    expect(checkTargets(table).map((t) => [t.figure, t.met])).toEqual([
+      ['0.89x', false],
+      ['0.90x', true],
+      ['5.1 ms', false],
+      ['69 %', false],
+      ['150 MB', true],
+    ]);
+  });
 });
