@@ -10,21 +10,20 @@ const row = (id: string, median: number, ratio: number | null = null): Row => ({
   cells: { 'cyclone:default': { median, values: [median], ratio, capped: false } },
 });
 
+const tableOf = (...rows: Row[]): Table => ({ columns: [], rows });
+
 describe('checkTargets', () => {
   it('reads each target from its rows and says whether it was met', () => {
-    const table: Table = {
-      columns: [],
-      rows: [
-        row('throughput-c50', 10_000, 1.2),
-        row('throughput-c50-cpu', 90, 1.35),
-        row('sql-bound', 20_000, 0.8),
-        row('latency-p99', 6),
-        row('workflow-chain', 7_500),
-        row('memory-peak', 140),
-        row('fanout-ratio', 2.4),
-        row('fanout-limited-ratio', 1.1),
-      ],
-    };
+    const table = tableOf(
+      row('throughput-c50', 10_000, 1.2),
+      row('throughput-c50-cpu', 90, 1.35),
+      row('sql-bound', 20_000, 0.8),
+      row('latency-p99', 6),
+      row('workflow-chain', 7_500),
+      row('memory-peak', 140),
+      row('fanout-ratio', 2.4),
+      row('fanout-limited-ratio', 1.1),
+    );
     expect(checkTargets(table)).toEqual([
       { target: 'throughput c=50 vs the best peer', figure: '1.20x', goal: '>= 0.9x', met: true },
       {
@@ -52,16 +51,13 @@ describe('checkTargets', () => {
   });
 
   it('never shows a missed goal as the goal itself', () => {
-    const table: Table = {
-      columns: [],
-      rows: [
-        row('throughput-c10', 9_000, 0.899),
-        row('throughput-c50', 10_000, 0.9),
-        row('latency-p99', 5.04),
-        row('workflow-diamond', 6_980),
-        row('memory-peak', 149.6),
-      ],
-    };
+    const table = tableOf(
+      row('throughput-c10', 9_000, 0.899),
+      row('throughput-c50', 10_000, 0.9),
+      row('latency-p99', 5.04),
+      row('workflow-diamond', 6_980),
+      row('memory-peak', 149.6),
+    );
     expect(checkTargets(table).map((t) => [t.figure, t.met])).toEqual([
       ['0.89x', false],
       ['0.90x', true],
