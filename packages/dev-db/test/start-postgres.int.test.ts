@@ -2,8 +2,19 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import net from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DataDirInUseError, lockFileOf, startPostgres } from '../src/index.js';
+import { freePort } from '../src/ports.js';
+import { launch } from '../src/start-postgres.js';
+
+/** A port something listens on, until `close()`. */
+async function occupiedPort(): Promise<{ port: number; close: () => Promise<void> }> {
+  const listener = net.createServer();
+  await new Promise<void>((resolve) => listener.listen({ host: '127.0.0.1', port: 0 }, resolve));
+  const { port } = listener.address() as net.AddressInfo;
+  return { port, close: () => new Promise((resolve) => listener.close(() => resolve())) };
+}
 
 async function select1(url: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });
@@ -28,6 +39,54 @@ describe('a throw-away server', () => {
     }
     expect(existsSync(server.dataDir)).toBe(false);
     await server.stop(); // a second stop is harmless
+  });
+});
+
+describe('a port taken by another process', () => {
+  it('fails with the server log when the port was fixed by the caller', async () => {
+    const taken = await occupiedPort();
+    try {
+      const start = startPostgres({ tempPrefix: 'cyclone-dev-db-test-', port: taken.port });
+      // The failed start settles (it once waited for an exit the server had already made).
+      await expect(start).rejects.toThrow(`PostgreSQL did not start on port ${taken.port}`);
+      await expect(start).rejects.toThrow('Address already in use');
+    } finally {
+      await taken.close();
+    }
+  });
+
+  it('chooses another port when the one it chose is taken before the server binds it', async () => {
+    const taken = await occupiedPort();
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'cyclone-dev-db-test-'));
+    chmodSync(dataDir, 0o700);
+    const chosen: number[] = [];
+    const lines: string[] = [];
+    try {
+      const server = await launch({
+        dataDir,
+        // The first choice loses the race: another process took it after it was chosen.
+        port: async () => {
+          chosen.push(chosen.length === 0 ? taken.port : await freePort());
+          return chosen.at(-1)!;
+        },
+        created: true,
+        durable: false,
+        options: { log: (line) => lines.push(line) },
+      });
+      try {
+        expect(chosen).toHaveLength(2);
+        expect(server.port).toBe(chosen[1]);
+        expect(await select1(server.url)).toBe(1);
+        expect(lines).toEqual([
+          `port ${taken.port} was taken before PostgreSQL could bind it; choosing another`,
+        ]);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await taken.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 
