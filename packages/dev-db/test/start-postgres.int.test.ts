@@ -16,6 +16,15 @@ async function occupiedPort(): Promise<{ port: number; close: () => Promise<void
   return { port, close: () => new Promise((resolve) => listener.close(() => resolve())) };
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function select1(url: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -39,6 +48,24 @@ describe('a throw-away server', () => {
     }
     expect(existsSync(server.dataDir)).toBe(false);
     await server.stop(); // a second stop is harmless
+  });
+});
+
+describe('a server that exits on its own', () => {
+  it('stops at once, its data folder deleted', async () => {
+    const server = await startPostgres({ tempPrefix: 'cyclone-dev-db-test-' });
+    const pid = Number(
+      readFileSync(path.join(server.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0],
+    );
+    process.kill(pid, 'SIGKILL');
+    // Until this process has reaped it, the killed server still answers signal 0.
+    const deadline = Date.now() + 10_000;
+    while (alive(pid)) {
+      if (Date.now() > deadline) throw new Error(`the server (pid ${pid}) did not exit`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await server.stop(); // it once waited for an exit that had already happened, forever
+    expect(existsSync(server.dataDir)).toBe(false);
   });
 });
 
