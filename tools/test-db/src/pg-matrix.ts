@@ -70,6 +70,8 @@ interface Outcome {
   readonly failed: number;
   readonly seconds: number;
   readonly exitCode: number;
+  /** Whether vitest wrote its report: a run that ends without one ended before its tests did. */
+  readonly reported: boolean;
 }
 
 const vitest = path.join(repoRoot, 'node_modules', '.bin', 'vitest');
@@ -135,7 +137,8 @@ async function runSuite(major: number, suite: Suite): Promise<Outcome> {
     child.on('close', (code) => resolve(code ?? 1));
   });
   const seconds = Math.round((performance.now() - started) / 1000);
-  const counts = existsSync(report)
+  const reported = existsSync(report);
+  const counts = reported
     ? (JSON.parse(readFileSync(report, 'utf8')) as {
         numPassedTests?: number;
         numFailedTests?: number;
@@ -149,6 +152,7 @@ async function runSuite(major: number, suite: Suite): Promise<Outcome> {
     failed: counts.numFailedTests ?? 0,
     seconds,
     exitCode,
+    reported,
   };
 }
 
@@ -167,7 +171,9 @@ function prefixLines(
 
 function line(outcome: Outcome): string {
   const server = `PostgreSQL ${outcome.version ?? `${outcome.major} (no server line)`}`;
-  const status = outcome.exitCode === 0 ? '' : `, vitest exited ${outcome.exitCode}`;
+  const status =
+    (outcome.exitCode === 0 ? '' : `, vitest exited ${outcome.exitCode}`) +
+    (outcome.reported ? '' : ' without a report (see its output above)');
   return (
     `[pg-matrix] ${server}, ${embeddedPostgresPackage(outcome.major)}: ${outcome.folder} ` +
     `${outcome.passed} passed, ${outcome.failed} failed in ${outcome.seconds} s${status}`
@@ -194,7 +200,9 @@ async function main(): Promise<number> {
   const outcomes = perMajor.flat();
   console.log('\n[pg-matrix] summary');
   for (const outcome of outcomes) console.log(line(outcome));
-  const bad = outcomes.filter((o) => o.exitCode !== 0 || o.failed > 0 || o.passed === 0);
+  const bad = outcomes.filter(
+    (o) => o.exitCode !== 0 || !o.reported || o.failed > 0 || o.passed === 0,
+  );
   return bad.length === 0 ? 0 : 1;
 }
 
