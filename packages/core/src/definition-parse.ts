@@ -10,6 +10,7 @@ import {
   type WorkflowDefinition,
   type WorkflowNodeType,
 } from './definition-types.js';
+import { attachSchemas, type DefinitionSchemas } from './definition-schemas.js';
 import { ValidationError, type ValidationIssue } from './errors.js';
 import { joinPath } from './json-payload.js';
 import { stableHash } from './stable-hash.js';
@@ -31,7 +32,10 @@ export function definitionHash(
  *
  * @internal
  */
-export function sealDefinition(draft: Omit<WorkflowDefinition, 'hash'>): WorkflowDefinition {
+export function sealDefinition(
+  draft: Omit<WorkflowDefinition, 'hash'>,
+  schemas?: DefinitionSchemas,
+): WorkflowDefinition {
   const definition: WorkflowDefinition = {
     format: draft.format,
     name: draft.name,
@@ -39,6 +43,8 @@ export function sealDefinition(draft: Omit<WorkflowDefinition, 'hash'>): Workflo
     ...(draft.defaults === undefined ? {} : { defaults: draft.defaults }),
     nodes: draft.nodes,
   };
+  // Before freezing, and out of the hash: schemas are code, not part of the stored definition.
+  if (schemas !== undefined) attachSchemas(definition, schemas);
   return deepFreeze(definition);
 }
 

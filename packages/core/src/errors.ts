@@ -1,3 +1,5 @@
+import { formatPath, type PathKey } from './standard-schema.js';
+
 /**
  * Every error Cyclone raises on purpose extends {@link CycloneError} and carries a stable string
  * `code`, so callers can branch on it even when two copies of the library are installed (an
@@ -133,8 +135,12 @@ export class NotFoundError extends CycloneError {
 
 /** One problem found while validating input: where it is, what is wrong, what was expected. */
 export interface ValidationIssue {
-  /** Where the problem is, e.g. `nodes.charge.options.maxAttempts` or `input`. */
-  readonly path: string;
+  /**
+   * Where the problem is: a dot path for Cyclone's own checks (`nodes.charge.options.maxAttempts`),
+   * or, for a value a workflow's or node's schema refused, the schema's path as a list of keys
+   * from the value's root (`['orderId']`, `['items', 0, 'sku']`).
+   */
+  readonly path: string | readonly PathKey[];
   /** What is wrong, including what was expected. */
   readonly message: string;
 }
@@ -149,10 +155,15 @@ export class ValidationError extends CycloneError {
     options?: CycloneErrorOptions,
   ) {
     super(
-      `invalid ${subject}: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`,
+      `invalid ${subject}: ${issues.map((i) => (issuePath(i) ? `${issuePath(i)}: ${i.message}` : i.message)).join('; ')}`,
       options,
     );
   }
+}
+
+/** An issue's path as text: a dot path as it is, a list of keys as `items[0].sku`. */
+function issuePath(issue: ValidationIssue): string {
+  return typeof issue.path === 'string' ? issue.path : formatPath(issue.path);
 }
 
 /** A proposed transition that the table does not allow. */

@@ -70,6 +70,14 @@ export {
   isWorkflowNodeType,
 } from './definition.js';
 export * from './workflow-builder.js';
+export * from './workflow-types.js';
+export * from './standard-schema.js';
+export {
+  schemasOf,
+  checkRunInput,
+  nodeOutputIssues,
+  type DefinitionSchemas,
+} from './definition-schemas.js';
 export * from './step-labels.js';
 export * from './wait-histogram.js';
 export * from './node-explanation.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isCycloneError, type ValidationError } from './errors.js';
+import { isCycloneError, type ValidationError, type ValidationIssue } from './errors.js';
 import { OutputBytes } from './limits.js';
 import {
   nodesDownstream,
@@ -22,7 +22,7 @@ const facts = (over: Partial<NodeMoveFacts>): NodeMoveFacts => ({
   ...over,
 });
 
-function issuesOf(fn: () => unknown): { path: string; message: string }[] {
+function issuesOf(fn: () => unknown): ValidationIssue[] {
   try {
     fn();
   } catch (error) {

@@ -4,7 +4,8 @@ import { type NodeDefinition, definitionHash } from './definition.js';
 import { OnDepFailure } from './error-kind.js';
 import { ValidationError } from './errors.js';
 import { DefaultMaxAttempts, MaxFanOutItems } from './limits.js';
-import { type NodeRef, type WorkflowBuilder, workflow } from './workflow-builder.js';
+import { type NodeRef, workflow } from './workflow-builder.js';
+import { type NodesOf } from './workflow-types.js';
 
 import { nodeOf, order, w } from '../test/builder-fixtures.js';
 
@@ -202,8 +203,9 @@ describe('the builder', () => {
   });
 
   test('offers the declared node names to dependsOn and from, and still accepts any string', () => {
-    const builder = w().task('a', 'k').task('b', 'k');
-    expectTypeOf(builder).toEqualTypeOf<WorkflowBuilder<'a' | 'b'>>();
+    const def = w().task('a', 'k').task('b', 'k').build();
+    expect(def.nodes).toHaveLength(2);
+    expectTypeOf<keyof NodesOf<typeof def>>().toEqualTypeOf<'a' | 'b'>();
     expectTypeOf<NodeRef<'a' | 'b'>>().toExtend<string>();
     expectTypeOf<'a'>().toExtend<NodeRef<'a' | 'b'>>();
     // @ts-expect-error maxAttempt is not an option (a typo of maxAttempts)

@@ -1,5 +1,7 @@
+import { type WorkflowDefinition } from './definition-types.js';
 import { type Duration } from './duration.js';
 import { type OnDepFailure } from './error-kind.js';
+import { type StandardSchemaV1 } from './standard-schema.js';
 
 /** The options of the workflow builder's methods, as a caller writes them. */
 // `string & {}` keeps the literal names from collapsing into `string`, so editors still list them.
@@ -95,6 +97,14 @@ export interface CacheOptions {
 /** Options of `task`. */
 export interface TaskNodeOptions<Names extends string = string> extends TaskOptions<Names> {
   /**
+   * The node's output: a Standard Schema (zod, valibot, arktype, ...), checked when an attempt
+   * ends (a mismatch fails the attempt as `permanent`), or `typed<T>()`, checked by TypeScript
+   * only. Types the handler's return value and `ctx.deps.<node>` of its dependents. Not part of
+   * the built definition's data or hash.
+   * @defaultValue none: the output is `unknown`
+   */
+  readonly output?: StandardSchemaV1;
+  /**
    * Complete the node with a cached output of its kind when its cache key matches one produced
    * within `ttl`, without claiming or running it; otherwise run it and keep its output for others.
    * @defaultValue no caching
@@ -104,6 +114,11 @@ export interface TaskNodeOptions<Names extends string = string> extends TaskOpti
 
 /** Options of `fanOut`. */
 export interface FanOutOptions<Names extends string = string> extends TaskOptions<Names> {
+  /**
+   * Each item task's output, as `task`'s `output`; the node's output is the list of them.
+   * @defaultValue none: the item outputs are `unknown`
+   */
+  readonly output?: StandardSchemaV1;
   /** The upstream node whose output is the list; added to `dependsOn` when missing. */
   readonly from: NodeRef<Names>;
   /**
@@ -161,8 +176,12 @@ export interface WaitTimerOptions<Names extends string = string> extends NodeOpt
 
 /** Options of `child`. */
 export interface ChildOptions<Names extends string = string> extends NodeOptions<Names> {
-  /** The name of the child workflow, as registered on the worker and scheduler. */
-  readonly workflow: string;
+  /**
+   * The child workflow: its name, as registered on the worker and scheduler, or its built
+   * definition, which types the node's output (the child's result) and has the parent's input
+   * checked against the child's input schema at submit. Either way only the name is stored.
+   */
+  readonly workflow: string | WorkflowDefinition;
   /** The node of the child workflow whose output becomes this node's output. */
   readonly result?: string;
   /**
@@ -185,4 +204,11 @@ export interface WorkflowDefaultsOptions {
 /** Options of {@link workflow}. */
 export interface WorkflowOptions {
   readonly defaults?: WorkflowDefaultsOptions;
+  /**
+   * The run input: a Standard Schema (zod, valibot, arktype, ...), which types `submit`'s input
+   * and every handler's `ctx.input` and is validated by `submit` before anything is written, or
+   * `typed<T>()`, checked by TypeScript only. Not part of the built definition's data or hash.
+   * @defaultValue none: the input is `unknown` and not checked
+   */
+  readonly input?: StandardSchemaV1;
 }
