@@ -15,6 +15,7 @@ import { DueWaitsScanner } from './scanners/due-waits.js';
 import { ReclaimExpiredLeasesScanner } from './scanners/reclaim-expired-leases.js';
 import { ExpiredCacheScanner } from './scanners/expired-cache.js';
 import { RetentionScanner } from './scanners/retention.js';
+import { EventPartitionsScanner } from './scanners/event-partitions.js';
 import { StatsRetentionScanner } from './scanners/stats-retention.js';
 import { RunDeadlinesScanner } from './scanners/run-deadlines.js';
 import type { Scanner } from './scanners/scanner.js';
@@ -138,6 +139,12 @@ export class Scheduler {
         Math.max(this.intervalMs, 60_000),
         StatsMinutesKeptMs,
         log('stats-retention'),
+      ),
+      // Partitions are made days ahead and dropped a period late: a pass a minute is plenty.
+      new EventPartitionsScanner(
+        this.store,
+        Math.max(this.intervalMs, 60_000),
+        log('event-partitions'),
       ),
     ];
     if (options.retention !== false) {

@@ -120,7 +120,7 @@ describe('the unserved-kind sweep', () => {
 });
 
 describe('the scanners', () => {
-  it('are the recovery sweep, the settlement outbox, the due waits, run deadlines, expired cache entries, the per-minute counts’ retention (once a minute), retention, the unserved-kind sweep and the schedules, each with its interval', () => {
+  it('are the recovery sweep, the settlement outbox, the due waits, run deadlines, expired cache entries, the per-minute counts’ retention and the event partitions (once a minute), retention, the unserved-kind sweep and the schedules, each with its interval', () => {
     const s = scheduler({ interval: '2s' });
     expect(s.scanners.map((x) => [x.name, x.interval])).toEqual([
       ['reclaim-expired-leases', 2000],
@@ -129,14 +129,15 @@ describe('the scanners', () => {
       ['run-deadlines', 2000],
       ['expired-cache', 2000],
       ['stats-retention', 60_000],
+      ['event-partitions', 60_000],
       ['retention', 2000],
       ['unserved-kinds', 2000],
       ['schedules', 2000],
     ]);
     expect(scheduler({ retention: false }).scanners.map((x) => x.name)).not.toContain('retention');
-    // The per-minute counts are pruned whatever the runs' retention.
-    expect(scheduler({ retention: false }).scanners.map((x) => x.name)).toContain(
-      'stats-retention',
+    // The per-minute counts are pruned, and the event partitions kept, whatever the runs' retention.
+    expect(scheduler({ retention: false }).scanners.map((x) => x.name)).toEqual(
+      expect.arrayContaining(['stats-retention', 'event-partitions']),
     );
     expect(scheduler({ unservedKindGrace: false }).scanners.map((x) => x.name)).not.toContain(
       'unserved-kinds',

@@ -16,6 +16,8 @@ import type {
   Completion,
   CycloneStore,
   DueWaitsResult,
+  EventPartitionSettings,
+  EventPartitionsResult,
   ExhaustedPage,
   ExhaustedQuery,
   Failure,
@@ -96,6 +98,7 @@ import { deliverSignal } from './submission/deliver-signal.js';
 import { enqueue } from './submission/enqueue.js';
 import { submit } from './submission/submit.js';
 import { deleteFinishedRuns } from './tables/runs/delete-finished-runs.js';
+import { maintainEventPartitions } from './maintenance/maintain-event-partitions.js';
 import { deleteExpiredCache } from './tables/cache/delete-expired-cache.js';
 import { addStatsMinutes } from './tables/stats/add-stats-minutes.js';
 import { deleteOldStatsMinutes } from './tables/stats/delete-old-stats-minutes.js';
@@ -220,6 +223,12 @@ export class PostgresStore extends StoreBase implements CycloneStore {
   deleteFinishedRuns(retentionMs: number, limit = 500): Promise<number> {
     return this.guard('deleteFinishedRuns', () =>
       deleteFinishedRuns(this.exec, { retentionMs, terminalStates: TerminalRunStates, limit }),
+    );
+  }
+
+  maintainEventPartitions(settings?: EventPartitionSettings): Promise<EventPartitionsResult> {
+    return this.guard('maintainEventPartitions', () =>
+      maintainEventPartitions(this.exec, settings),
     );
   }
 

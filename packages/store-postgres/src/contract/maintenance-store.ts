@@ -12,6 +12,28 @@ export interface DueWaitsResult {
   readonly childrenLapsed: number;
 }
 
+/** How {@link MaintenanceStore.maintainEventPartitions} keeps the events' period partitions. */
+export interface EventPartitionSettings {
+  /** The length of a period, in milliseconds. @defaultValue one day */
+  readonly periodMs?: number;
+  /** Periods created ahead of the current one. @defaultValue 2 */
+  readonly ahead?: number;
+  /** The longest a creation or a drop waits for the table's lock, in milliseconds. @defaultValue 200 */
+  readonly lockTimeoutMs?: number;
+  /** The time to plan from, in milliseconds since the epoch. @defaultValue `Date.now()` */
+  readonly now?: number;
+}
+
+/** What one pass of {@link MaintenanceStore.maintainEventPartitions} did. */
+export interface EventPartitionsResult {
+  /** Partitions created, by name. */
+  readonly created: readonly string[];
+  /** Partitions dropped, by name, each with every event in it. */
+  readonly dropped: readonly string[];
+  /** What was left for a later pass, and why (a lock not granted in time, a missing right). */
+  readonly deferred: readonly { readonly partition: string; readonly reason: string }[];
+}
+
 /** What {@link MaintenanceStore.failUnservedSteps} needs. */
 export interface UnservedStepsSweep {
   /** Recorded as the claimant of the steps it fails. */
@@ -75,6 +97,13 @@ export interface MaintenanceStore extends SchemaCheck, ScheduleMaintenance {
    * their steps, events, signals and settlement markers. Returns how many runs it deleted.
    */
   deleteFinishedRuns(retentionMs: number, limit?: number): Promise<number>;
+  /**
+   * Keeps the period partitions of `cyclone_events` (events are partitioned by their run's id,
+   * which is its creation time): creates the current period's partition and `ahead` more, and
+   * drops each past period's partition, with every event in it, once no run of the period is
+   * left (retention deleted them). A drop deletes no row, so it leaves nothing for vacuum.
+   */
+  maintainEventPartitions(settings?: EventPartitionSettings): Promise<EventPartitionsResult>;
   /**
    * Deletes up to `limit` expired entries of the result cache (outputs of cached task nodes past
    * their ttl). Returns how many it deleted.

@@ -14,6 +14,13 @@ export interface Tables {
   readonly workflows: string;
   readonly signals: string;
   readonly events: string;
+  /**
+   * The partitions of `cyclone_events` that retention empties row by row: the one holding the
+   * events stored before events were partitioned (and every run id below its bound), and the
+   * default one (run ids in no period). Every other partition is a period, dropped whole.
+   */
+  readonly eventsInitial: string;
+  readonly eventsDefault: string;
   /** The sequence of event ids, as an SQL literal for `nextval(...)`. */
   readonly eventIds: string;
   /** The view of a run's whole history: stored events and those its rows tell. */
@@ -44,6 +51,8 @@ export function tablesIn(schema = 'public'): Tables {
     workflows: q('cyclone_workflows'),
     signals: q('cyclone_signals'),
     events: q('cyclone_events'),
+    eventsInitial: q('cyclone_events_initial'),
+    eventsDefault: q('cyclone_events_default'),
     eventIds: `'${q('cyclone_events_id_seq').replaceAll("'", "''")}'`,
     history: q('cyclone_history'),
     schedules: q('cyclone_schedules'),

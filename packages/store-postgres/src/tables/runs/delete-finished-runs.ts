@@ -12,7 +12,10 @@ export interface DeleteFinishedRunsParams {
 
 /**
  * Deletes up to `limit` finished runs that ended longer ago than the retention, with their steps,
- * events, signals and settlement markers, in one statement. A run ends after it was created, so
+ * signals and settlement markers, in one statement. Their events are deleted here only where they
+ * sit in the initial or the default partition of `cyclone_events`; in a period's partition they
+ * stay until the partition is dropped whole, once every run of the period is deleted
+ * (`maintainEventPartitions`). A run ends after it was created, so
  * `created_at` (indexed) bounds the scan; no index is added on a column a transition writes, so
  * run updates stay HOT. Rows locked by a writer are skipped and taken at a later pass.
  */
@@ -29,8 +32,10 @@ WITH doomed AS (
   FOR UPDATE SKIP LOCKED
 ), steps AS (
   DELETE FROM ${t.steps} s WHERE ${stepsOfRuns('s', 'ARRAY(SELECT id FROM doomed)')}
-), events AS (
-  DELETE FROM ${t.events} WHERE run_id IN (SELECT id FROM doomed)
+), initial_events AS (
+  DELETE FROM ${t.eventsInitial} WHERE run_id IN (SELECT id FROM doomed)
+), default_events AS (
+  DELETE FROM ${t.eventsDefault} WHERE run_id IN (SELECT id FROM doomed)
 ), signals AS (
   DELETE FROM ${t.signals} WHERE run_id IN (SELECT id FROM doomed)
 ), settlements AS (

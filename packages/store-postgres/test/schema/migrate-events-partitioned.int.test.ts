@@ -1,0 +1,115 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workflow } from '@cyclone/core';
+import { expectEventsFollowTable, useTestDatabase } from '@cyclone/test-db';
+import { defaultMigrationsFolder, migrate } from '../../src/migration/migrate.js';
+import { PostgresStore } from '../../src/store.js';
+import { runOfDefinition, runOfJob } from '../../src/tables/runs/new-runs.js';
+
+const db = useTestDatabase();
+const SCHEMA = 'before_partitions';
+/** The migration that partitions the events table; the schema starts at the one before it. */
+const PARTITIONING = '0021_events_partitioned_by_run_period';
+
+let pool: pg.Pool;
+let before: string;
+beforeAll(() => {
+  pool = new pg.Pool({ connectionString: db.url, max: 4 });
+  pool.on('error', () => undefined);
+  // The shipped migrations without the partitioning one and those after it.
+  const work = mkdtempSync(path.join(tmpdir(), 'cyclone-before-partitions-'));
+  before = path.join(work, 'migrations');
+  cpSync(defaultMigrationsFolder(), before, { recursive: true });
+  const journalFile = path.join(before, 'meta', '_journal.json');
+  const journal = JSON.parse(readFileSync(journalFile, 'utf8')) as { entries: { tag: string }[] };
+  const cut = journal.entries.findIndex((e) => e.tag === PARTITIONING);
+  expect(cut).toBeGreaterThan(0);
+  journal.entries = journal.entries.slice(0, cut);
+  writeFileSync(journalFile, JSON.stringify(journal));
+});
+afterAll(async () => {
+  await pool.end();
+  rmSync(path.dirname(before), { recursive: true, force: true });
+});
+
+const claimOf = async (store: PostgresStore, kind: string) => {
+  const [step] = await store.claim({ kinds: [kind], limit: 1, workerId: 'w', leaseMs: 60_000 });
+  if (!step) throw new Error(`nothing of kind ${kind} to claim`);
+  return step;
+};
+
+describe('the migration that partitions the events table', () => {
+  it('keeps every run of every state and its history, and every run then finishes', async () => {
+    await migrate({ pool, schema: SCHEMA, migrationsFolder: before });
+    const store = new PostgresStore({ pool, schema: SCHEMA });
+
+    // Finished: a job claimed and completed.
+    const finished = runOfJob('mig.finished', 'null');
+    // Running: a job claimed, its handler still at work across the migration.
+    const running = runOfJob('mig.running', 'null');
+    // Scheduled: a job due later.
+    const scheduled = runOfJob('mig.scheduled', 'null', {
+      runAt: new Date(Date.now() + 3_600_000),
+    });
+    // Paused: a job whose run an operator paused (stored events: the pause).
+    const paused = runOfJob('mig.paused', 'null');
+    // Waiting: a workflow waiting for a signal.
+    const waiting = runOfDefinition(
+      workflow('mig-wait')
+        .waitSignal('go', { signal: 'go' })
+        .task('after', 'mig.after', { dependsOn: ['go'] })
+        .build(),
+      'null',
+    );
+    await store.submit([finished, running, scheduled, paused, waiting]);
+    const f = await claimOf(store, 'mig.finished');
+    await store.complete([{ stepId: f.id, claimToken: f.claimToken, outputJson: '1' }]);
+    const r = await claimOf(store, 'mig.running');
+    await store.pauseRun(paused.id);
+    const historyBefore = await store.listEvents(paused.id);
+
+    expect((await migrate({ pool, schema: SCHEMA })).applied).toBeGreaterThanOrEqual(1);
+    const { rows } = await pool.query<{ partitioned: boolean }>(
+      `SELECT c.relkind = 'p' AS partitioned FROM pg_class c
+       JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = $1 AND c.relname = 'cyclone_events'`,
+      [SCHEMA],
+    );
+    expect(rows).toEqual([{ partitioned: true }]);
+    // What was stored before is read back as it was.
+    expect(await store.listEvents(paused.id)).toEqual(historyBefore);
+    expect((await store.getRun(finished.id))?.state).toBe('completed');
+
+    // Every run finishes as it would have.
+    await store.complete([{ stepId: r.id, claimToken: r.claimToken, outputJson: '2' }]);
+    await store.resumeRun(paused.id);
+    const p = await claimOf(store, 'mig.paused');
+    await store.complete([{ stepId: p.id, claimToken: p.claimToken, outputJson: '3' }]);
+    await pool.query(`UPDATE ${SCHEMA}.cyclone_steps SET scheduled_at = now() WHERE run_id = $1`, [
+      scheduled.id,
+    ]);
+    const s = await claimOf(store, 'mig.scheduled');
+    await store.complete([{ stepId: s.id, claimToken: s.claimToken, outputJson: '4' }]);
+    await store.signal({ runId: waiting.id, name: 'go', payloadJson: '{}' });
+    const a = await claimOf(store, 'mig.after');
+    await store.complete([{ stepId: a.id, claimToken: a.claimToken, outputJson: '5' }]);
+
+    for (const run of [finished, running, scheduled, paused, waiting]) {
+      expect((await store.getRun(run.id))?.state, run.workflow).toBe('completed');
+    }
+    const history = await store.listEvents(paused.id);
+    expect(history.slice(0, historyBefore.length - 1)).toEqual(historyBefore.slice(0, -1));
+    expect(history.map((e) => e.type)).toContain('run_resumed');
+    await expectEventsFollowTable(pool, 0, SCHEMA);
+
+    // Retention still deletes the migrated runs' events, which sit in the initial partition.
+    expect(await store.deleteFinishedRuns(0)).toBe(5);
+    const { rows: left } = await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM ${SCHEMA}.cyclone_events`,
+    );
+    expect(left).toEqual([{ n: 0 }]);
+  });
+});
