@@ -5,6 +5,7 @@ import { expectEventsFollowTable, useTestDatabase } from '@cyclone/test-db';
 import { Client } from '@cyclone/client';
 import { PostgresStore } from '@cyclone/store-postgres';
 import { Scheduler, type SchedulerOptions } from '../src/index.js';
+import { EventPartitionsScanner } from '../src/scanners/event-partitions.js';
 
 const db = useTestDatabase();
 const logger = pino({ level: 'silent' });
@@ -141,6 +142,37 @@ describe('the scanners', () => {
     );
     expect(scheduler({ unservedKindGrace: false }).scanners.map((x) => x.name)).not.toContain(
       'unserved-kinds',
+    );
+  });
+});
+
+describe('the event partitions', () => {
+  it('are created from the second pass on, the day after the initial partition and the next', async () => {
+    const names = async () =>
+      (
+        await pool.query<{ name: string }>(
+          `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+           WHERE i.inhparent = 'cyclone_events'::regclass AND c.relname LIKE 'cyclone\\_events\\_p%'`,
+        )
+      ).rows.map((r) => r.name);
+    const before = await names();
+    const scanner = new EventPartitionsScanner(store, 60_000, logger);
+    await scanner.runOnce();
+    expect(await names()).toEqual(before);
+    await scanner.runOnce();
+    const made = (await names()).filter((n) => !before.includes(n));
+    // The migration's initial partition ends at the next UTC day; today + 2 days are covered.
+    const day = (offset: number) =>
+      new Date(Math.floor(Date.now() / 86_400_000 + offset) * 86_400_000)
+        .toISOString()
+        .slice(0, 10)
+        .replaceAll('-', '');
+    expect(before.length > 0 || made.length === 2).toBe(true);
+    expect(await names()).toEqual(
+      expect.arrayContaining([
+        `cyclone_events_p${day(1)}_000000`,
+        `cyclone_events_p${day(2)}_000000`,
+      ]),
     );
   });
 });

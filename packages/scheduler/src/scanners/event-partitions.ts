@@ -7,9 +7,14 @@ import type { Scanner } from './scanner.js';
  * of their runs, and drops a past period's partition whole once retention has deleted its runs,
  * so the events of a period leave without a row-by-row delete or the vacuum after it. It runs
  * whatever the `retention`: with history kept, no run is deleted and no period is dropped.
+ *
+ * Its first pass is one interval after the scheduler starts, not at the start: the partitions are
+ * made days ahead, so nothing waits for them, and a start (a deploy, a failover) is not held up by
+ * DDL that waits for the table's lock while the leader lease wants renewing.
  */
 export class EventPartitionsScanner implements Scanner {
   readonly name = 'event-partitions';
+  private started = false;
 
   constructor(
     private readonly store: Pick<MaintenanceStore, 'maintainEventPartitions'>,
@@ -19,6 +24,10 @@ export class EventPartitionsScanner implements Scanner {
 
   /** Creates and drops what is due; what a busy table deferred is tried at the next pass. */
   async runOnce(): Promise<void> {
+    if (!this.started) {
+      this.started = true;
+      return;
+    }
     const { created, dropped, deferred } = await this.store.maintainEventPartitions();
     if (created.length > 0 || dropped.length > 0) {
       this.logger.info({ created, dropped }, 'kept the event partitions');
