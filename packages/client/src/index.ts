@@ -55,3 +55,5 @@ export type {
   RateLimitOptions,
 } from './limit-controls.js';
 export { MaxConcurrencyLimit, MaxRateLimit, MaxRatePeriodMs } from './limit-controls.js';
+export type { FairShare, FairShareOptions } from './fair-share-controls.js';
+export { MaxFairShareWeight, MaxFairShareWeights } from './fair-share-controls.js';

@@ -73,7 +73,8 @@ const rateSchema = z
   .object({ kind: z.unknown(), limit: positive('a limit', MaxRateLimit), period, perKey })
   .strict();
 
-function parse<T>(schema: z.ZodType<T>, value: unknown, subject: string): T {
+/** Validates options against `schema`; a ValidationError about `subject` lists what is wrong. */
+export function parseOptions<T>(schema: z.ZodType<T>, value: unknown, subject: string): T {
   const result = schema.safeParse(value ?? {});
   if (result.success) return result.data;
   throw new ValidationError(
@@ -97,7 +98,7 @@ export abstract class LimitControls extends OperatorControls {
    * @throws ValidationError naming `kind`, `max` or `perKey`; nothing is written
    */
   async setConcurrencyLimit(options: ConcurrencyLimitOptions): Promise<void> {
-    const o = parse(concurrencySchema, options, 'concurrency limit');
+    const o = parseOptions(concurrencySchema, options, 'concurrency limit');
     await this.store.setConcurrencyLimit({
       kind: parseKind(o.kind),
       max: o.max,
@@ -134,7 +135,7 @@ export abstract class LimitControls extends OperatorControls {
    * @throws ValidationError naming `kind`, `limit`, `period` or `perKey`; nothing is written
    */
   async setRateLimit(options: RateLimitOptions): Promise<void> {
-    const o = parse(rateSchema, options, 'rate limit');
+    const o = parseOptions(rateSchema, options, 'rate limit');
     await this.store.setRateLimit({
       kind: parseKind(o.kind),
       limit: o.limit,

@@ -1,5 +1,5 @@
 import type { BackfillResult, ScheduleFire, ScheduleStatus } from '@cyclone/store-postgres';
-import { LimitControls } from './limit-controls.js';
+import { FairShareControls } from './fair-share-controls.js';
 import type {
   BackfillRange,
   ListScheduleFiresOptions,
@@ -11,7 +11,7 @@ import type { ScheduleApi } from './schedules.js';
  * The schedule side of the {@link Client}: declare, pause, resume, list and backfill cron
  * schedules. Every input is validated before anything is written.
  */
-export abstract class ScheduleControls extends LimitControls {
+export abstract class ScheduleControls extends FairShareControls {
   /** The schedule operations every method delegates to. */
   protected abstract readonly schedules: ScheduleApi;
 

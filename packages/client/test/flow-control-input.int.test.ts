@@ -27,11 +27,13 @@ afterAll(async () => {
 async function tableCounts(): Promise<Record<string, number>> {
   const { rows } = await pool.query<{
     limits: number;
+    fair: number;
     runs: number;
     steps: number;
     events: number;
   }>(
     `SELECT (SELECT count(*) FROM cyclone_limits)::int AS limits,
+            (SELECT count(*) FROM cyclone_fair_shares)::int AS fair,
             (SELECT count(*) FROM cyclone_runs)::int AS runs,
             (SELECT count(*) FROM cyclone_steps)::int AS steps,
             (SELECT count(*) FROM cyclone_events)::int AS events`,
@@ -150,5 +152,44 @@ describe('flow-control input', () => {
       [runId],
     );
     expect(step.rows[0]!.concurrency_key).toBeNull();
+  });
+});
+
+describe('fair share input', () => {
+  it('refuses a bad kind or weight, naming it, and writes nothing', async () => {
+    await expectRefused(() => client.setFairShare({ kind: '' }), 'kind');
+    await expectRefused(
+      () => client.setFairShare({ kind: 'fair.in', weights: { a: 0 } }),
+      'weights.a',
+    );
+    await expectRefused(
+      () => client.setFairShare({ kind: 'fair.in', weights: { a: 1.5 } }),
+      'weights.a',
+    );
+    await expectRefused(
+      () => client.setFairShare({ kind: 'fair.in', weights: { a: 1_001 } }),
+      'weights.a',
+    );
+    await expectRefused(
+      () => client.setFairShare({ kind: 'fair.in', weights: 'a' as never }),
+      'weights',
+    );
+    await expectRefused(
+      () => client.setFairShare({ kind: 'fair.in', extra: 1 } as never),
+      '(options)',
+    );
+    await expectRefused(() => client.removeFairShare(''), 'kind');
+  });
+
+  it('sets, lists and removes a fair share', async () => {
+    await client.setFairShare({ kind: 'fair.ok', weights: { 'tenant-a': 3 } });
+    await client.setFairShare({ kind: 'fair.plain' });
+    expect(await client.listFairShares()).toEqual([
+      { kind: 'fair.ok', weights: { 'tenant-a': 3 }, keys: 0 },
+      { kind: 'fair.plain', weights: {}, keys: 0 },
+    ]);
+    expect(await client.removeFairShare('fair.ok')).toBe(true);
+    expect(await client.removeFairShare('fair.ok')).toBe(false);
+    expect((await client.listFairShares()).map((f) => f.kind)).toEqual(['fair.plain']);
   });
 });

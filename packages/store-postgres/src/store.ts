@@ -10,6 +10,8 @@ import type {
   BackfillResult,
   ConcurrencyLimitSetting,
   KindLimits,
+  FairShareSetting,
+  KindFairShare,
   RateLimitSetting,
   ClaimRequest,
   ClaimedStep,
@@ -74,6 +76,7 @@ import { cancelRun } from './operator/cancel-run.js';
 import { forceStep } from './operator/force-step.js';
 import { listExhausted } from './operator/list-exhausted.js';
 import { listLimits, removeLimit, setConcurrencyLimit, setRateLimit } from './operator/limits.js';
+import { listFairShares, removeFairShare, setFairShare } from './operator/fair-shares.js';
 import { pauseRun } from './operator/pause-run.js';
 import { redrive } from './operator/redrive.js';
 import { resumeRun } from './operator/resume-run.js';
@@ -290,6 +293,18 @@ export class PostgresStore extends StoreBase implements CycloneStore {
 
   listLimits(): Promise<KindLimits[]> {
     return this.guard('listLimits', () => listLimits(this.exec));
+  }
+
+  setFairShare(setting: FairShareSetting): Promise<void> {
+    return this.guard('setFairShare', () => setFairShare(this.exec, setting));
+  }
+
+  removeFairShare(kind: string): Promise<boolean> {
+    return this.guard('removeFairShare', () => removeFairShare(this.exec, kind));
+  }
+
+  listFairShares(): Promise<KindFairShare[]> {
+    return this.guard('listFairShares', () => listFairShares(this.exec));
   }
 
   redrive(query: RedriveQuery = {}): Promise<RedriveResult> {

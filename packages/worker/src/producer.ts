@@ -82,6 +82,11 @@ export class Producer implements LeaseBuffer {
   private fetching: Promise<void> | undefined;
   private fetchAgain = false;
   private mayHaveMore = true;
+  /**
+   * Set when the last claim took as many steps under fair share as there were free slots: the
+   * kind may have more, but they are claimed only as slots free up (see `fairLimit`).
+   */
+  private fairHeld = false;
   /** Counts the signals that there may be work (notifications, polls), to catch one that lands mid-claim. */
   private workSignals = 0;
 
@@ -280,12 +285,20 @@ export class Producer implements LeaseBuffer {
       // idle worker claims at once, so a lone step starts without delay.
       const idle = this.sink.running + this.buffered.length === 0;
       if (room <= 0 || (room < this.batchMin() && !idle)) return;
+      // Steps of kinds under fair share are claimed for free slots only: held claimed ahead, one
+      // key's steps would start before another key's that arrive meanwhile, whatever the turn.
+      const freeSlots = Math.max(
+        0,
+        this.options.concurrency - this.sink.running - this.buffered.length,
+      );
+      if (this.fairHeld && freeSlots === 0) return;
       let steps: ClaimedStep[];
       const signalsBefore = this.workSignals;
       try {
         steps = await this.store.claim({
           kinds: this.options.kinds,
           limit: room,
+          fairLimit: freeSlots,
           workerId: this.options.workerId,
           leaseMs: this.options.leaseMs,
         });
@@ -299,7 +312,11 @@ export class Producer implements LeaseBuffer {
       // A short batch means the queue is drained for now: stop asking until something says
       // there is more (a notification, the poll, or a completion's promotion).
       // A notification that arrived while the claim ran may be for a step the claim missed.
-      this.mayHaveMore = steps.length === room || this.workSignals !== signalsBefore;
+      let fair = 0;
+      for (const step of steps) if (step.fairShare) fair++;
+      this.fairHeld = fair > 0 && fair >= freeSlots;
+      this.mayHaveMore =
+        steps.length === room || this.fairHeld || this.workSignals !== signalsBefore;
       const claimedAt = performance.now();
       for (const step of steps) this.claimedAt.set(step, claimedAt);
       this.buffered.push(...steps);

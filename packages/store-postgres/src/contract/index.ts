@@ -13,6 +13,7 @@ import type { OperatorCommands } from './operator-store.js';
 import type { ScheduleCommands } from './schedule-store.js';
 import type { MetricsReads } from './metrics-reads.js';
 import type { LimitCommands } from './limit-store.js';
+import type { FairShareCommands } from './fair-share-store.js';
 import type { OverviewReads } from './overview-reads.js';
 
 export type * from './worker-store.js';
@@ -27,12 +28,14 @@ export type * from './schema-check.js';
 export type * from './schedule-store.js';
 export type * from './metrics-reads.js';
 export type * from './limit-store.js';
+export type * from './fair-share-store.js';
 export type * from './overview-reads.js';
 
 /** What `@cyclone/client` uses. */
 export type ClientStore = RunCommands &
   OperatorCommands &
   LimitCommands &
+  FairShareCommands &
   RunReads &
   ScheduleCommands &
   MetricsReads &
@@ -44,6 +47,7 @@ export type CycloneStore = WorkerStore &
   RunCommands &
   OperatorCommands &
   LimitCommands &
+  FairShareCommands &
   RunReads &
   MaintenanceStore &
   ScheduleCommands &

@@ -11,6 +11,12 @@ export interface ClaimRequest {
   readonly workerId: string;
   /** How long the claim holds without a heartbeat. */
   readonly leaseMs: number;
+  /**
+   * Most steps of kinds under fair share to claim in this call (default: `limit`). A worker passes
+   * its free slots, so that it never holds one key's steps claimed ahead while another key's wait:
+   * the turn between keys is taken where the steps start.
+   */
+  readonly fairLimit?: number;
 }
 
 /** A step a worker now holds, with everything its handler needs. */
@@ -43,6 +49,8 @@ export interface ClaimedStep {
    * ends its run and makes no other step claimable. A workflow's step may (its dependents).
    */
   readonly standalone: boolean;
+  /** Whether it was claimed under fair share (its kind's keys in turn). */
+  readonly fairShare?: boolean;
 }
 
 /** Where a worker runs, as the operators' overview shows it. */

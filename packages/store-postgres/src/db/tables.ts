@@ -33,6 +33,8 @@ export interface Tables {
   readonly settlements: string;
   readonly limits: string;
   readonly rateStarts: string;
+  /** The kinds under fair share, with whose turn it is. */
+  readonly fairShares: string;
   /** The result cache: outputs of cached task nodes by kind and key. */
   readonly cache: string;
   /** Throughput and queue wait per minute and kind, as workers flush them. */
@@ -63,6 +65,7 @@ export function tablesIn(schema = 'public'): Tables {
     settlements: q('cyclone_settlements'),
     limits: q('cyclone_limits'),
     rateStarts: q('cyclone_rate_starts'),
+    fairShares: q('cyclone_fair_shares'),
     cache: q('cyclone_cache'),
     statsMinutes: q('cyclone_stats_minutes'),
     migrations: q('cyclone_migrations'),

@@ -6,6 +6,7 @@ import {
   type ClaimLimitedStepsRow,
 } from '../tables/steps/claim-limited-steps.js';
 import { claimSteps } from '../tables/steps/claim-steps.js';
+import { claimFairSteps, type ClaimFairStepsRow } from '../tables/steps/claim-fair-steps.js';
 import { lockKindLimit } from '../tables/limits/lock-kind-limit.js';
 import { LimitedKinds, PerKeyScanExtra } from './limited-kinds.js';
 
@@ -48,6 +49,7 @@ export async function claim(
     db.transaction(async (tx) => {
       const lock = await lockKindLimit(tx, { kind });
       if (lock.state !== 'locked') return lock.state;
+      if (lock.fair) return 'fair' as const;
       const scan = limit + (lock.perKey ? extra : 0);
       const rows = await claimLimitedSteps(tx, {
         ...change,
@@ -58,18 +60,76 @@ export async function claim(
       });
       return { rows, perKey: lock.perKey, scan };
     });
-  const take = (rows: readonly ClaimLimitedStepsRow[]): number => {
+  const take = (
+    rows: readonly (ClaimLimitedStepsRow | ClaimFairStepsRow)[],
+    fairShare = false,
+  ): number => {
     let n = 0;
     for (const row of rows) {
       if (row.id === null) continue;
-      claimed.push(toClaimedStep(row as ClaimedStepRow));
+      claimed.push(toClaimedStep(row as ClaimedStepRow, fairShare));
       n++;
     }
     return n;
   };
+  /** Steps of kinds under fair share claimed so far, against `request.fairLimit`. */
+  let fairTaken = 0;
+  const fairLimit = request.fairLimit ?? request.limit;
+  /**
+   * Claims steps of `kind` under fair share, keys in turn, one transaction a statement: a
+   * statement serves one priority and visits each key once, so the next one goes on with another
+   * round at the same priority when it took some, or else (its keys all held back by their limits)
+   * the priority below. Returns how many it took, or `'gone'` when the kind is no longer under
+   * fair share (none taken): the caller claims it as it is now, at once.
+   */
+  const claimFair = async (kind: string, limit: number): Promise<number | 'gone'> => {
+    let taken = 0;
+    if (limit <= 0) return 0;
+    let atMost = MaxPriority;
+    for (let round = 0; round < FairRoundsPerClaim && taken < limit; round++) {
+      const outcome = await db.transaction(async (tx) => {
+        const lock = await lockKindLimit(tx, { kind });
+        if (lock.state !== 'locked' || !lock.fair) return lock.state === 'busy' ? 'busy' : 'gone';
+        const want = limit - taken;
+        return claimFairSteps(tx, {
+          ...change,
+          kind,
+          limit: want,
+          leaseMs: request.leaseMs,
+          atMost,
+          visits: want + FairVisitsExtra,
+        });
+      });
+      if (outcome === 'busy') break;
+      if (outcome === 'gone') {
+        // Fair share was removed since it was last seen.
+        limitedKinds.delete(kind);
+        return taken === 0 ? 'gone' : taken;
+      }
+      const took = take(outcome, true);
+      taken += took;
+      const { level, visited, room } = outcome[0]!;
+      if (level === null || room === 0) break;
+      if (took === 0) {
+        if (visited >= limit - taken + FairVisitsExtra) continue;
+        // Every key at this priority is held back by its limits: the priority below may run.
+        atMost = String(BigInt(level) - 1n);
+      }
+    }
+    return taken;
+  };
   for (const kind of limited) {
     const limit = request.limit - claimed.length;
     if (limit <= 0) break;
+    if (limitedKinds.isFair(kind)) {
+      const taken = await claimFair(kind, Math.min(limit, fairLimit - fairTaken));
+      if (taken !== 'gone') {
+        fairTaken += taken;
+        continue;
+      }
+      // No longer under fair share: limited, or not even that (found so just below).
+      limitedKinds.add(kind);
+    }
     const extra = limitedKinds.scanExtra(kind);
     const outcome = await claimLimited(kind, limit, extra);
     if (outcome === 'gone') {
@@ -81,6 +141,12 @@ export async function claim(
       continue;
     }
     if (outcome === 'busy') continue;
+    if (outcome === 'fair') {
+      limitedKinds.markFair(kind);
+      const taken = await claimFair(kind, Math.min(limit, fairLimit - fairTaken));
+      if (taken !== 'gone') fairTaken += taken;
+      continue;
+    }
     const taken = take(outcome.rows);
     if (!outcome.perKey) continue;
     const { candidates, allowed, reach } = outcome.rows[0]!;
@@ -95,7 +161,22 @@ export async function claim(
   return claimed;
 }
 
-function toClaimedStep(r: ClaimedStepRow): ClaimedStep {
+/** The highest priority a step can have, where a claim under fair share starts. */
+const MaxPriority = '9223372036854775807';
+
+/**
+ * Most statements one claim of a kind under fair share runs: each serves a round of the keys (or
+ * a priority whose keys are all held back), so a claim short of its batch goes on a few times.
+ */
+const FairRoundsPerClaim = 8;
+
+/**
+ * Keys a fair-share statement visits beyond its batch: the key whose turn just ended, and keys at
+ * their per-key limit, yield nothing.
+ */
+const FairVisitsExtra = 16;
+
+function toClaimedStep(r: ClaimedStepRow, fairShare = false): ClaimedStep {
   return {
     id: r.id,
     runId: r.run_id,
@@ -117,5 +198,6 @@ function toClaimedStep(r: ClaimedStepRow): ClaimedStep {
     traceContext: r.trace_context,
     queueWaitMs: r.queue_wait_ms,
     standalone: r.standalone,
+    ...(fairShare ? { fairShare } : {}),
   };
 }

@@ -19,6 +19,9 @@ export const PerKeyScanExtra = {
  * its limited claim and claimed the unlimited way; a kind newly limited is named by the unlimited
  * statement.
  *
+ * Those found under fair share are remembered as such: their claim goes straight to the claim of
+ * keys in turn, which forgets them again when it finds their fair share removed.
+ *
  * For each it also keeps how far the next claim under a per-key limit looks: twice what the last
  * one passed over, between {@link PerKeyScanExtra}'s bounds. A queue whose keys are all distinct
  * then costs a claim little more than its batch, and one with busy keys as far as it needs.
@@ -26,6 +29,9 @@ export const PerKeyScanExtra = {
 export class LimitedKinds {
   /** Each limited kind and how many claimable steps its next claim reads beyond its batch. */
   private readonly kinds = new Map<string, number>();
+
+  /** The limited kinds found under fair share, claimed by `claimFairSteps`. */
+  private readonly fair = new Set<string>();
 
   /** The asked-for kinds not known to be limited, in their order. */
   unlimitedOf(kinds: readonly string[]): readonly string[] {
@@ -43,6 +49,18 @@ export class LimitedKinds {
 
   delete(kind: string): void {
     this.kinds.delete(kind);
+    this.fair.delete(kind);
+  }
+
+  /** Records that `kind` is under fair share (its claim found its fair-share row). */
+  markFair(kind: string): void {
+    this.add(kind);
+    this.fair.add(kind);
+  }
+
+  /** Whether `kind` was last found under fair share. */
+  isFair(kind: string): boolean {
+    return this.fair.has(kind);
   }
 
   /** How many claimable steps a claim of `kind` under a per-key limit reads beyond its batch. */

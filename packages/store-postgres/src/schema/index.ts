@@ -26,6 +26,7 @@ export { cycloneLeaderGaps } from './leader-gaps.js';
 export { cycloneWorkers } from './workers.js';
 export { cycloneSettlements } from './settlements.js';
 export { cycloneLimits, cycloneRateStarts } from './limits.js';
+export { cycloneFairShares } from './fair-shares.js';
 export { cycloneCache } from './result-cache.js';
 export { cycloneStatsMinutes } from './stats-minutes.js';
 export type { RowOf, RunRecord, StepRecord, EventRecord } from './rows.js';

@@ -128,6 +128,12 @@ export const cycloneSteps = pgTable(
     index('cyclone_steps_claim_idx')
       .on(t.kind, t.priority.desc(), t.scheduledAt)
       .where(sql`${t.state} = 'available'`),
+    // The claim of a kind under fair share (`claim-fair-steps`): within a priority, by concurrency
+    // key, each key's steps oldest first. It finds the next key after another with one probe, so a
+    // claim reads the keys it serves, not every claimable step; steps without a key sort last.
+    index('cyclone_steps_fair_idx')
+      .on(t.kind, t.priority.desc(), t.concurrencyKey, t.scheduledAt)
+      .where(sql`${t.state} = 'available'`),
     // A run's steps, and with `item_index IS NULL` its nodes without the items of its fan-outs
     // (settlement reads those at every completion): one index serves both, so a step's insert and
     // each of its updates write one entry here, not two. A standalone job's step shares its run's

@@ -11,6 +11,8 @@ interface LockKindLimitRow {
   per_key: boolean | null;
   /** Whether the kind has a limit row at all, locked or not. */
   limited: boolean;
+  /** Whether the kind's fair-share row was locked; null when it has none. */
+  fair_locked: boolean | null;
 }
 
 /**
@@ -19,27 +21,39 @@ interface LockKindLimitRow {
  * row is there at all: a claim that expected a limit learns that it was removed. A statement of
  * its own, in the claim's transaction, so that the counting statement after it starts, and takes
  * its snapshot, once the lock is held: it then sees every claim that committed before.
+ *
+ * A kind under fair share has a row in `cyclone_fair_shares`, locked the same way: its claim
+ * holds both rows (the limit row only when the kind has limits too), so a claim of the kind under
+ * fair share and one that still took it for a merely limited kind never count at once.
  */
 const statement = defineStatement<LockKindLimitParams, LockKindLimitRow>(
   'lock-kind-limit',
   (t, p) => `
 SELECT (SELECT concurrency_per_key OR rate_per_key FROM ${t.limits}
         WHERE kind = ${p.kind}::text FOR UPDATE SKIP LOCKED) AS per_key,
-       EXISTS (SELECT 1 FROM ${t.limits} WHERE kind = ${p.kind}::text) AS limited
+       EXISTS (SELECT 1 FROM ${t.limits} WHERE kind = ${p.kind}::text) AS limited,
+       CASE WHEN EXISTS (SELECT 1 FROM ${t.fairShares} WHERE kind = ${p.kind}::text)
+            THEN EXISTS (SELECT 1 FROM ${t.fairShares}
+                         WHERE kind = ${p.kind}::text FOR UPDATE SKIP LOCKED) END AS fair_locked
 `,
 );
 
 /**
  * A kind's limit row as a claim found it: `locked` (this transaction holds it; `perKey`: whether
- * either limit counts per concurrency key), `busy` (another claim holds it) or `gone` (the kind
- * has no limit).
+ * either limit counts per concurrency key; `fair`: the kind is under fair share, whose row it
+ * holds too), `busy` (another claim holds one of them) or `gone` (the kind has no limit and no
+ * fair share).
  */
 export type KindLimitLock =
-  { readonly state: 'locked'; readonly perKey: boolean } | { readonly state: 'busy' | 'gone' };
+  | { readonly state: 'locked'; readonly perKey: boolean; readonly fair: boolean }
+  | { readonly state: 'busy' | 'gone' };
 
-/** Locks the kind's limit row unless another claim holds it (see the statement). */
+/** Locks the kind's limit and fair-share rows unless another claim holds one (see the statement). */
 export async function lockKindLimit(db: Executor, p: LockKindLimitParams): Promise<KindLimitLock> {
   const row = await db.one(statement, p);
-  if (!row?.limited) return { state: 'gone' };
-  return row.per_key === null ? { state: 'busy' } : { state: 'locked', perKey: row.per_key };
+  if (!row) return { state: 'gone' };
+  const fair = row.fair_locked !== null;
+  if (!row.limited && !fair) return { state: 'gone' };
+  if ((row.limited && row.per_key === null) || row.fair_locked === false) return { state: 'busy' };
+  return { state: 'locked', perKey: row.per_key ?? false, fair };
 }

@@ -33,7 +33,8 @@ export type ClaimStepsRow = { [K in keyof ClaimedStepRow]: ClaimedStepRow[K] | n
  * of the claim indexes per kind (an index scan cannot order across the values of kind = ANY(...))
  * then the best of those overall. Each claim gets a fresh token (the fence of every later write),
  * a lease, and its `step_started` told by the row (`claimColumns`); the handler's inputs come back
- * in the same round trip. The limited kinds among those asked for are returned for their own claim.
+ * in the same round trip. The limited kinds among those asked for, and those under fair share
+ * (`cyclone_fair_shares`), are returned for their own claim.
  *
  * The kinds and the limit are read through scalar subqueries, `(SELECT $n)`, which hide their
  * values from the planner: a plan made for the values (a custom plan) then costs what the plan
@@ -56,6 +57,8 @@ const statement = defineStatement<ClaimStepsParams, ClaimStepsRow>(
   (t, p) => `
 WITH limited AS (
   SELECT kind FROM ${t.limits} WHERE kind = ANY((SELECT ${p.kinds}::text[])::text[])
+  UNION
+  SELECT kind FROM ${t.fairShares} WHERE kind = ANY((SELECT ${p.kinds}::text[])::text[])
 ), picked AS (
   SELECT s.id, s.priority, s.scheduled_at
   FROM (SELECT kind FROM unnest((SELECT ${p.kinds}::text[])) AS u(kind)

@@ -1,0 +1,38 @@
+import type { Executor } from '../../db/executor.js';
+import { defineStatement } from '../../db/statement.js';
+
+/** How far the list counts a kind's keys. */
+export interface ListFairSharesParams {
+  /** Most claimable steps of a kind read to count its keys (the first to be claimed). */
+  countLimit: number;
+}
+
+/** A kind under fair share with its keys that have claimable steps. */
+export interface FairShareRow {
+  kind: string;
+  weights: Record<string, number>;
+  keys: number;
+}
+
+/**
+ * Every kind under fair share, by kind, with the number of concurrency keys among its claimable
+ * steps: read in the claim index's order, at most `countLimit` steps a kind.
+ */
+const statement = defineStatement<ListFairSharesParams, FairShareRow>(
+  'list-fair-shares',
+  (t, p) => `
+SELECT f.kind, f.weights,
+       (SELECT count(DISTINCT a.concurrency_key)::int
+        FROM (SELECT s.concurrency_key FROM ${t.steps} s
+              WHERE s.state = 'available' AND s.kind = f.kind AND s.scheduled_at <= now()
+              ORDER BY s.priority DESC NULLS LAST, s.scheduled_at
+              LIMIT ${p.countLimit}) a) AS keys
+FROM ${t.fairShares} f
+ORDER BY f.kind
+`,
+);
+
+/** Reads every kind under fair share (see the statement). */
+export function listFairShares(db: Executor, p: ListFairSharesParams): Promise<FairShareRow[]> {
+  return db.rows(statement, p);
+}
