@@ -125,7 +125,14 @@ export class NotFoundError extends CycloneError {
   readonly code = 'NOT_FOUND';
   constructor(
     readonly entity:
-      'run' | 'step' | 'schedule' | 'node' | 'workflow' | 'concurrency limit' | 'rate limit',
+      | 'run'
+      | 'step'
+      | 'schedule'
+      | 'node'
+      | 'workflow'
+      | 'concurrency limit'
+      | 'rate limit'
+      | 'fair share',
     readonly id: string,
     options?: CycloneErrorOptions,
   ) {

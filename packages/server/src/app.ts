@@ -13,6 +13,7 @@ import { dlqRoutes } from './routes/dlq.js';
 import { eventStreamRoutes } from './routes/event-stream.js';
 import { healthRoutes } from './routes/health.js';
 import { limitRoutes } from './routes/limits.js';
+import { fairShareRoutes } from './routes/fair-share.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { overviewRoutes } from './routes/overview.js';
@@ -69,6 +70,7 @@ export function buildApp(ctx: ServerContext): { app: Hono<AppEnv>; api: Api } {
   dlqRoutes(api, ctx);
   scheduleRoutes(api, ctx);
   limitRoutes(api, ctx);
+  fairShareRoutes(api, ctx);
   overviewRoutes(api, ctx);
   eventStreamRoutes(api, ctx);
   metricsRoutes(api, ctx);

@@ -196,6 +196,13 @@ describe('the answers', () => {
     await call('GET', '/api/limits/concurrency/{kind}', kind);
     await call('DELETE', '/api/limits/rate/{kind}', kind);
     await call('GET', '/api/limits/rate/{kind}', { kind: 'bad kind' });
+    await call('PUT', '/api/fair-share/{kind}', kind, { body: { weights: { a: 3 } } });
+    await call('PUT', '/api/fair-share/{kind}', kind, { body: { weights: { a: 0 } } });
+    await call('GET', '/api/fair-share/{kind}', kind);
+    await call('GET', '/api/fair-share');
+    await call('DELETE', '/api/fair-share/{kind}', kind);
+    await call('DELETE', '/api/fair-share/{kind}', kind);
+    await call('GET', '/api/fair-share/{kind}', { kind: 'bad kind' });
     await call('GET', '/api/queues');
     await call('GET', '/api/run-states');
     await call('GET', '/api/workers');

@@ -327,6 +327,33 @@ export const concurrencyLimitAnswer = z
 /** `GET|PUT /api/limits/rate/{kind}`. */
 export const rateLimitAnswer = z.object({ limit: rateLimit }).meta({ id: 'RateLimitAnswer' });
 
+/** `FairShare`: a kind under fair share. */
+export const fairShare = z
+  .object({
+    kind: z.string(),
+    weights: z.record(z.string(), z.number().int()).meta({
+      description: 'Steps a key takes in its turn, by key; keys not named weigh 1',
+    }),
+    keys: z.number().int().meta({
+      description:
+        'Concurrency keys with claimable steps of the kind now (among its first 100,000 claimable steps; steps without a key not counted)',
+    }),
+  })
+  .meta({ id: 'FairShare' });
+
+/** `GET /api/fair-share`. */
+export const fairShareList = z
+  .object({ fairShares: z.array(fairShare) })
+  .meta({ id: 'FairShareList' });
+
+/** `GET|PUT /api/fair-share/{kind}`. */
+export const fairShareAnswer = z.object({ fairShare }).meta({ id: 'FairShareAnswer' });
+
+/** `DELETE /api/fair-share/{kind}`. */
+export const fairShareRemoved = z
+  .object({ kind: z.string(), removed: z.literal('fair-share') })
+  .meta({ id: 'FairShareRemoved' });
+
 /** `DELETE /api/limits/concurrency|rate/{kind}`. */
 export const limitRemoved = z
   .object({ kind: z.string(), removed: z.enum(['concurrency', 'rate']) })

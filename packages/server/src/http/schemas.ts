@@ -175,6 +175,17 @@ export const limitParams = z.strictObject({
   kind: z.string().meta({ description: 'A handler kind, e.g. `payments.charge`' }),
 });
 
+/** `PUT /api/fair-share/{kind}`: the weights by key, checked by the client (400 names the key). */
+export const fairShareBody = z.strictObject({
+  weights: z
+    .record(z.string(), z.unknown(), { message: 'expected an object of weights by key' })
+    .optional()
+    .meta({
+      description:
+        'Steps a concurrency key takes in its turn, by key: whole numbers from 1 to 1,000. Keys not named, and steps without a key, weigh 1. Default {}',
+    }),
+});
+
 /** A whole number from 1 to `max` in a JSON body. */
 function bodyInteger(max: number, description: string) {
   const message = `expected a whole number from 1 to ${max}`;

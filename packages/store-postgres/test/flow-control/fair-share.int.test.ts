@@ -17,8 +17,7 @@ async function jobs(kind: string, n: number, key: string | null, priority = 0) {
   return runs;
 }
 
-const keyOf = async (step: ClaimedStep) =>
-  (await fx.step(step.id)).concurrency_key as string | null;
+const keyOf = async (step: ClaimedStep) => (await fx.step(step.id)).concurrency_key;
 
 /** The concurrency keys of claimed steps, in the order claimed. */
 async function keysOf(steps: readonly ClaimedStep[]): Promise<(string | null)[]> {
