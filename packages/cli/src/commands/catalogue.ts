@@ -4,6 +4,7 @@ import { dlqListCommand, dlqRedriveCommand } from './dlq.js';
 import { eventsCommand } from './events.js';
 import { explainCommand } from './explain.js';
 import { limitsListCommand, limitsRemoveCommand, limitsSetCommand } from './limits.js';
+import { fairShareListCommand, fairShareRemoveCommand, fairShareSetCommand } from './fair-share.js';
 import { migrateCommand } from './migrate.js';
 import { cancelCommand, pauseCommand, resumeCommand, retryCommand } from './run-controls.js';
 import { runsListCommand } from './runs-list.js';
@@ -188,6 +189,46 @@ const limits: CommandGroup = {
   ],
 };
 
+const fairShare: CommandGroup = {
+  name: 'fair-share',
+  description: 'list, set or remove fair share between the concurrency keys of handler kinds',
+  commands: [
+    {
+      name: 'list',
+      description: 'list every kind under fair share, with its weights and keys with steps waiting',
+      json: 'print { fairShares } as JSON',
+      examples: ['cyclone fair-share list', 'cyclone fair-share list --json'],
+      run: fairShareListCommand,
+    },
+    {
+      name: 'set',
+      description:
+        'put a kind under fair share or replace its weights: its keys take turns, each up to its weight a turn; every worker obeys it at its next claim',
+      arguments: [kind],
+      options: [
+        {
+          flags: '--weights <pairs>',
+          description: 'key=weight pairs separated by commas (1 to 1000; keys not named weigh 1)',
+        },
+      ],
+      json: 'print the fair share as set',
+      examples: [
+        'cyclone fair-share set reports.render',
+        'cyclone fair-share set reports.render --weights tenant-a=3,tenant-b=2',
+      ],
+      run: fairShareSetCommand,
+    },
+    {
+      name: 'remove',
+      description:
+        'take a kind out of fair share (oldest first again): exit 3 when it is not under it',
+      arguments: [kind],
+      examples: ['cyclone fair-share remove reports.render'],
+      run: fairShareRemoveCommand,
+    },
+  ],
+};
+
 const schedules: CommandGroup = {
   name: 'schedules',
   description: 'list, show, pause, resume or backfill cron schedules',
@@ -348,6 +389,7 @@ export const commandCatalogue: readonly (CommandSpec | CommandGroup)[] = [
   dlq,
   schedules,
   limits,
+  fairShare,
   {
     name: 'worker',
     description: 'run a worker process on the handlers a module exports',
