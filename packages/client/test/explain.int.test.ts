@@ -259,3 +259,18 @@ describe('client.explain', () => {
     );
   });
 });
+
+describe('explain under fair share', () => {
+  it("says a claimable step waits for its key's turn", async () => {
+    const kind = 'explain.fair';
+    await client.setFairShare({ kind });
+    await engine.registerWorker('w-fair', [kind]);
+    const { runId } = await client.enqueue(kind, {}, { concurrencyKey: 'tenant-b' });
+    const explained = await client.explain(runId, kind);
+    expect(explained.reason).toBe('ready');
+    expect(explained.message).toContain("waits for its key's turn");
+    expect(explained.message).toContain('key "tenant-b"');
+    await client.removeFairShare(kind);
+    expect((await client.explain(runId, kind)).message).not.toContain('turn');
+  });
+});

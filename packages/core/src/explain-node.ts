@@ -187,6 +187,19 @@ function available(facts: NodeFacts): Explained {
   if (held !== undefined) return held;
   const since = at(step.scheduledAt, now);
   const serving = list(facts.workers.serving.slice(0, 3), facts.workers.serving.length - 3);
+  if (facts.fairShare) {
+    const fair = facts.fairShare;
+    const mine = fair.key === null ? 'the steps without a key' : `key ${JSON.stringify(fair.key)}`;
+    const turn =
+      fair.turn === null
+        ? ''
+        : `; the turn is at ${'keyless' in fair.turn ? 'the steps without a key' : `key ${JSON.stringify(fair.turn.key)}`} now`;
+    return {
+      reason: ExplainReason.Ready,
+      ...label,
+      message: `It can be claimed since ${since} and waits for its key's turn: kind ${kind} is under fair share, so its keys take turns and ${mine} is served in its turn${turn}; workers handling it: ${serving}.`,
+    };
+  }
   return {
     reason: ExplainReason.Ready,
     ...label,

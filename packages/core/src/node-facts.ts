@@ -64,6 +64,16 @@ export interface NodeFacts {
   readonly workers: { readonly live: number; readonly serving: readonly string[] };
   /** The flow limits of the step's kind and what they hold now; null when it has none. */
   readonly limits?: LimitFacts | null;
+  /** Set for a claimable step of a kind under fair share: its key and whose turn it is now. */
+  readonly fairShare?: FairShareFacts | null;
+}
+
+/** A claimable step of a kind under fair share: its keys take turns. */
+export interface FairShareFacts {
+  /** The step's concurrency key (null: the group of steps without a key). */
+  readonly key: string | null;
+  /** The key whose turn it is (or was last), the keyless group, or null before the first turn. */
+  readonly turn: { readonly key: string } | { readonly keyless: true } | null;
 }
 
 /** A kind's flow limits as they bear on one step, counted by the step's concurrency key. */

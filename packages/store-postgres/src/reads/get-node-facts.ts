@@ -80,6 +80,10 @@ export type NodeFactsRow = Pick<
   rate_per_key: boolean | null;
   rate_starts: number | null;
   rate_until: Date | null;
+  /** Whether the step is claimable and its kind under fair share; whose turn it is then. */
+  fair_share: boolean;
+  fair_turn_key: string | null;
+  fair_turn_keyless: boolean | null;
 };
 
 /**
@@ -107,7 +111,9 @@ SELECT now() AS now, r.state AS run_state, r.paused_at, s.*,
   (SELECT c.state FROM ${t.runs} c WHERE c.id = s.child_run_id) AS child_state,
   w.live AS live_workers, w.serving AS serving_workers,
   lim.concurrency_max, lim.concurrency_per_key, lim.concurrency_running, lim.rate_limit,
-  lim.rate_period, lim.rate_per_key, lim.rate_starts, lim.rate_until
+  lim.rate_period, lim.rate_per_key, lim.rate_starts, lim.rate_until,
+  fs.kind IS NOT NULL AS fair_share, fs.cursor_key AS fair_turn_key,
+  fs.cursor_keyless AS fair_turn_keyless
 FROM ${t.runs} r
 LEFT JOIN LATERAL (
   SELECT x.id, x.node, x.node_type, x.kind, x.state, x.item_index, x.parent_step_id, x.attempts,
@@ -122,6 +128,7 @@ LEFT JOIN LATERAL (
                   AND x.item_index IS NOT DISTINCT FROM ${p.itemIndex}::int END
 ) s ON true
 LEFT JOIN LATERAL (${limitHolds(t, 's')}) lim ON true
+LEFT JOIN ${t.fairShares} fs ON fs.kind = s.kind AND s.state = 'available'
 LEFT JOIN ${t.steps} f
   ON f.id = CASE WHEN s.node_type = ${p.fanOutType}::text THEN s.id ELSE s.parent_step_id END
 LEFT JOIN LATERAL (

@@ -70,6 +70,17 @@ export async function readNodeFacts(
         ? null
         : { id: row.child_run_id, state: row.child_state },
     workers: { live: row.live_workers, serving: row.serving_workers },
+    fairShare: row.fair_share
+      ? {
+          key: row.concurrency_key,
+          turn:
+            row.fair_turn_keyless === true
+              ? { keyless: true }
+              : row.fair_turn_key === null
+                ? null
+                : { key: row.fair_turn_key },
+        }
+      : null,
     limits:
       row.concurrency_max === null && row.rate_limit === null
         ? null
