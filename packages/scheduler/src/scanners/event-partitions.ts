@@ -28,9 +28,9 @@ export class EventPartitionsScanner implements Scanner {
       this.started = true;
       return;
     }
-    const { created, dropped, deferred } = await this.store.maintainEventPartitions();
-    if (created.length > 0 || dropped.length > 0) {
-      this.logger.info({ created, dropped }, 'kept the event partitions');
+    const { created, dropped, compacted, deferred } = await this.store.maintainEventPartitions();
+    if (created.length > 0 || dropped.length > 0 || compacted.length > 0) {
+      this.logger.info({ created, dropped, compacted }, 'kept the event partitions');
     }
     if (deferred.length > 0) {
       this.logger.warn({ deferred }, 'left event partitions for a later pass');

@@ -20,6 +20,11 @@ export interface EventPartitionSettings {
   readonly ahead?: number;
   /** The longest a creation or a drop waits for the table's lock, in milliseconds. @defaultValue 200 */
   readonly lockTimeoutMs?: number;
+  /**
+   * A past period that at most this many runs outlive is compacted once: their events move to a
+   * fresh partition of the same range, and the others leave with the old one. @defaultValue 100
+   */
+  readonly compactRuns?: number;
   /** The time to plan from, in milliseconds since the epoch. @defaultValue `Date.now()` */
   readonly now?: number;
 }
@@ -30,6 +35,8 @@ export interface EventPartitionsResult {
   readonly created: readonly string[];
   /** Partitions dropped, by name, each with every event in it. */
   readonly dropped: readonly string[];
+  /** Partitions made by compacting a period (`<period>_kept`), by name. */
+  readonly compacted: readonly string[];
   /** What was left for a later pass, and why (a lock not granted in time, a missing right). */
   readonly deferred: readonly { readonly partition: string; readonly reason: string }[];
 }

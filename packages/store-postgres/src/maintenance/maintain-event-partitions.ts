@@ -7,6 +7,7 @@ import { setLockTimeout } from '../db/lock-timeout.js';
 import { quoteIdent } from '../db/tables.js';
 import { listEventPartitions } from '../tables/events/list-event-partitions.js';
 import { anyRunInIdRange } from '../tables/runs/any-run-in-id-range.js';
+import { countRunsInIdRange } from '../tables/runs/count-runs-in-id-range.js';
 import {
   parseInitialBound,
   parsePeriodBounds,
@@ -20,7 +21,9 @@ const DAY = 86_400_000;
 /**
  * Keeps the period partitions of `cyclone_events` (decision 320): creates those of the current
  * period and `ahead` more, and drops each period's partition once the period ended a period ago
- * and no run of it is left (retention deleted them all). A drop takes the table's lock, finds
+ * and no run of it is left (retention deleted them all). A period that at most `compactRuns` runs
+ * outlive (a long wait) is compacted once: its survivors' events move to a fresh partition of
+ * the same range and the rest are dropped with the old one. A drop takes the table's lock, finds
  * again under it that no run of the period exists (a run committed since the first look keeps
  * its events), and drops the partition with every event in it: no row is deleted, so nothing is
  * left for vacuum. Each creation and drop is its own transaction under a short lock timeout, so
@@ -34,6 +37,7 @@ export async function maintainEventPartitions(
   const periodMs = settings.periodMs ?? DAY;
   const ahead = settings.ahead ?? 2;
   const lockTimeoutMs = settings.lockTimeoutMs ?? 200;
+  const compactRuns = settings.compactRuns ?? 100;
   const now = settings.now ?? Date.now();
   if (!Number.isSafeInteger(periodMs) || periodMs < 1_000) {
     throw new RangeError(
@@ -54,10 +58,11 @@ export async function maintainEventPartitions(
     }
   }
   // A table that is not partitioned (a schema before the migration) has nothing to keep.
-  if (covered === undefined) return { created: [], dropped: [], deferred: [] };
+  if (covered === undefined) return { created: [], dropped: [], compacted: [], deferred: [] };
 
   const created: string[] = [];
   const dropped: string[] = [];
+  const compacted: string[] = [];
   const deferred: { partition: string; reason: string }[] = [];
   const current = Math.floor(now / periodMs) * periodMs;
   const until = current + (ahead + 1) * periodMs;
@@ -77,13 +82,23 @@ export async function maintainEventPartitions(
     if (period.to + periodMs > now) continue;
     const range = { from: periodBound(period.from), to: periodBound(period.to) };
     // A look without the lock first: a period that still has runs costs no lock.
-    if (await anyRunInIdRange(db, range)) continue;
-    const reason = await dropPeriod(db, period.name, range, lockTimeoutMs);
-    if (reason === undefined) dropped.push(period.name);
-    else if (reason !== KEPT) deferred.push({ partition: period.name, reason });
+    const left = await countRunsInIdRange(db, { ...range, limit: compactRuns + 1 });
+    if (left === 0) {
+      const reason = await dropPeriod(db, period.name, range, lockTimeoutMs);
+      if (reason === undefined) dropped.push(period.name);
+      else if (reason !== KEPT) deferred.push({ partition: period.name, reason });
+    } else if (left <= compactRuns && !period.name.endsWith(KEPT_SUFFIX)) {
+      const kept = `${period.name}${KEPT_SUFFIX}`;
+      const reason = await compactPeriod(db, period, kept, range, lockTimeoutMs);
+      if (reason === undefined) compacted.push(kept);
+      else deferred.push({ partition: period.name, reason });
+    }
   }
-  return { created, dropped, deferred };
+  return { created, dropped, compacted, deferred };
 }
+
+/** The name a compacted period's partition takes: it is compacted once. */
+const KEPT_SUFFIX = '_kept';
 
 /** A drop rolled back because a run of the period appeared: not a failure, nothing to report. */
 const KEPT = 'a run of the period exists';
@@ -134,6 +149,46 @@ async function dropPeriod(
     return undefined;
   } catch (error) {
     if (error instanceof PeriodKept) return KEPT;
+    return deferralReason(error);
+  }
+}
+
+/**
+ * Compacts a period that a few runs outlive: in one transaction under the table's lock, the
+ * partition is detached, a partition of the same range (`kept`) takes its place, the events of
+ * the runs still stored are copied into it, and the old partition is dropped with the events of
+ * every run already deleted. The copy is of the survivors' events only, so the lock is held for
+ * the time of copying a few runs' history.
+ */
+async function compactPeriod(
+  db: Executor,
+  period: PeriodBounds & { name: string },
+  kept: string,
+  range: { from: string; to: string },
+  lockTimeoutMs: number,
+): Promise<string | undefined> {
+  const t = db.tables;
+  const old = `${quoteIdent(t.schema)}.${quoteIdent(period.name)}`;
+  const columns =
+    'id, run_id, step_id, node, type, from_state, to_state, at, error_kind, detail, trigger';
+  try {
+    await db.transaction(async (tx) => {
+      await setLockTimeout(tx, lockTimeoutMs);
+      await tx.db.query(`ALTER TABLE ${t.events} DETACH PARTITION ${old}`);
+      await tx.db.query(
+        `CREATE TABLE ${quoteIdent(t.schema)}.${quoteIdent(kept)} PARTITION OF ${t.events}
+         FOR VALUES FROM ('${range.from}') TO ('${range.to}')`,
+      );
+      await tx.db.query(
+        `INSERT INTO ${t.events} (${columns})
+         SELECT ${columns} FROM ${old}
+         WHERE run_id IN (SELECT id FROM ${t.runs} WHERE id >= $1::uuid AND id < $2::uuid)`,
+        [range.from, range.to],
+      );
+      await tx.db.query(`DROP TABLE ${old}`);
+    });
+    return undefined;
+  } catch (error) {
     return deferralReason(error);
   }
 }

@@ -58,7 +58,7 @@ describe('maintainEventPartitions', () => {
     );
     expect(bounds.get('cyclone_events_default')).toBe('DEFAULT');
     const again = await fx.store.maintainEventPartitions({ periodMs: HOUR, ahead: 2, now: base });
-    expect(again).toEqual({ created: [], dropped: [], deferred: [] });
+    expect(again).toEqual({ created: [], dropped: [], compacted: [], deferred: [] });
   });
 
   it('routes a run’s events to its period, and reads them back as one history', async () => {
@@ -87,17 +87,21 @@ describe('maintainEventPartitions', () => {
       id: uuidv7(later + 120_000),
     };
     await fx.submit(live);
+    // Stored events of the live run: a pause and a resume.
+    await fx.store.pauseRun(live.id);
+    await fx.store.resumeRun(live.id);
+    const liveHistory = await fx.events(live.id);
     const now = later + 3 * HOUR;
 
     // The periods have ended, but their runs are still stored: nothing is dropped.
-    const before = await fx.store.maintainEventPartitions({ periodMs: HOUR, now });
+    const before = await fx.store.maintainEventPartitions({ periodMs: HOUR, now, compactRuns: 0 });
     expect(before.dropped).toEqual([]);
 
     // Retention deletes every finished run (the live one stays), their events stay in their periods.
     expect(await fx.store.deleteFinishedRuns(0)).toBeGreaterThanOrEqual(3);
     expect(await eventTables(fx, gone)).toHaveLength(1);
 
-    const pass = await fx.store.maintainEventPartitions({ periodMs: HOUR, now });
+    const pass = await fx.store.maintainEventPartitions({ periodMs: HOUR, now, compactRuns: 0 });
     expect(pass.deferred).toEqual([]);
     // The first two periods (the first test's run and `gone`) are dropped; the later one is kept.
     expect(pass.dropped).toHaveLength(2);
@@ -113,5 +117,26 @@ describe('maintainEventPartitions', () => {
        WHERE relname LIKE 'cyclone\\_events\\_p%'`,
     );
     expect(dead!.n).toBe(0);
+
+    // Compacted: the live run's events move to a fresh partition of the same range, the deleted
+    // run's leave with the old one; the live run's history reads as before.
+    const bound = left.get(periodPartitionName(later));
+    expect(bound).toContain(periodBound(later));
+    const compact = await fx.store.maintainEventPartitions({ periodMs: HOUR, now });
+    expect(compact.deferred).toEqual([]);
+    expect(compact.compacted).toEqual([`${periodPartitionName(later)}_kept`]);
+    const after = await partitions(fx);
+    expect(after.has(periodPartitionName(later))).toBe(false);
+    expect(after.get(`${periodPartitionName(later)}_kept`)).toBe(bound);
+    expect(await eventTables(fx, kept)).toEqual([]);
+    expect(await eventTables(fx, live.id)).toEqual([`${periodPartitionName(later)}_kept`]);
+    expect(await fx.events(live.id)).toEqual(liveHistory);
+    // Compacted once: a later pass leaves it, and drops it once its last run is gone.
+    expect((await fx.store.maintainEventPartitions({ periodMs: HOUR, now })).compacted).toEqual([]);
+    await fx.store.cancelRun(live.id);
+    expect(await fx.store.deleteFinishedRuns(0)).toBe(1);
+    expect((await fx.store.maintainEventPartitions({ periodMs: HOUR, now })).dropped).toEqual([
+      `${periodPartitionName(later)}_kept`,
+    ]);
   });
 });
