@@ -304,6 +304,27 @@ export class DatabaseQueryError extends CycloneError {
 }
 
 /**
+ * A transactional completion (`ctx.transaction`, `ctx.completeWithin`) the step's claim refused:
+ * the step was cancelled, forced, reclaimed, or its lease lost while the handler's transaction
+ * ran. Nothing of that transaction committed (`ctx.transaction` rolled it back; after
+ * `ctx.completeWithin` the caller must roll back), and the attempt's outcome is no longer this
+ * worker's to record.
+ */
+export class StepFencedError extends CycloneError {
+  readonly code = 'STEP_FENCED';
+  constructor(
+    readonly stepId: string,
+    readonly runId: string,
+    options?: CycloneErrorOptions,
+  ) {
+    super(
+      `step ${stepId} of run ${runId} is no longer held by this attempt (cancelled, forced, reclaimed or its lease lost): its completion was refused, and the transaction that carried it does not commit`,
+      options,
+    );
+  }
+}
+
+/**
  * Metrics were asked for (`metrics()`, or a `metricsRegistry` option) but `prom-client`, an
  * optional peer dependency, cannot be loaded. `cause` is the loader's error.
  */

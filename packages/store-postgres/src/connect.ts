@@ -46,6 +46,15 @@ export interface StoreConnectionOptions {
    */
   readonly maxConnections?: number;
   /**
+   * With a `connectionString`: the most connections of a second owned pool, on the same URL, that
+   * transactional completions take their clients from (a handler's `ctx.transaction` holds one for
+   * as long as its work runs), so they never take the connections the main pool keeps for claims,
+   * heartbeats and completions. A pool opens connections only when asked: none is opened until a
+   * handler opens a transaction. With a `pool` of the application's, transactions use that pool.
+   * @defaultValue none: transactions use the main pool
+   */
+  readonly transactionConnections?: number;
+  /**
    * How long an owned pool waits for a new connection before the operation fails with
    * `DatabaseUnreachableError` (instead of hanging on an unreachable host).
    * @defaultValue 10 000 ms
@@ -117,18 +126,28 @@ export function connectStore(
           max: LISTEN_CONNECTIONS,
         });
   listenPool?.on('error', onIdleError);
+  const transactionPool =
+    options.pool || options.transactionConnections === undefined
+      ? undefined
+      : new pg.Pool({
+          connectionString: options.connectionString,
+          connectionTimeoutMillis,
+          max: options.transactionConnections,
+        });
+  transactionPool?.on('error', onIdleError);
   const pool = options.pool ?? ownPool!;
   const store = new PostgresStore({
     pool,
     pooler,
     ...(listenPool ? { listenPool, listenConnectionString: listenUrl } : {}),
+    ...(transactionPool ? { transactionPool } : {}),
     ...(options.schema === undefined ? {} : { schema: options.schema }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.connectionString === undefined || options.pool
       ? {}
       : { connectionString: options.connectionString }),
   });
-  const owned = [ownPool, listenPool].filter((p): p is pg.Pool => p !== undefined);
+  const owned = [ownPool, listenPool, transactionPool].filter((p): p is pg.Pool => p !== undefined);
   let closing: Promise<void> | undefined;
   return {
     store,

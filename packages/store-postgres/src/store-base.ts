@@ -9,6 +9,7 @@ import { StatementCompiler } from './db/statement.js';
 import { tablesIn, type Tables } from './db/tables.js';
 import { defaultMigrationsFolder } from './migration/migrate.js';
 import { settleFollowUps } from './settlement/settle-follow-ups.js';
+import { WorkFailure } from './db/work-failure.js';
 import type { Settled } from './settlement/settled.js';
 import type { PostgresStoreOptions } from './store-options.js';
 
@@ -23,6 +24,8 @@ export abstract class StoreBase {
   /** What stands between the store's pool and PostgreSQL. */
   readonly pooler: PoolerMode;
   protected readonly pool: pg.Pool;
+  /** Where transactional completions open their transactions (`transactionPool`). */
+  protected readonly transactionPool: pg.Pool;
   /** Where `subscribe` LISTENs; none behind a transaction-mode pooler without a listen pool. */
   protected readonly listenPool: pg.Pool | undefined;
   protected readonly exec: Executor;
@@ -34,6 +37,7 @@ export abstract class StoreBase {
 
   constructor(options: PostgresStoreOptions) {
     this.pool = options.pool;
+    this.transactionPool = options.transactionPool ?? options.pool;
     this.tables = tablesIn(options.schema);
     this.pooler = poolerModeOf(options.pooler, 'store options');
     // Behind a transaction-mode pooler: no named statements, and LISTEN only on a pool of its own.
@@ -49,7 +53,10 @@ export abstract class StoreBase {
     this.logger = options.logger ?? processWarningLogger;
   }
 
-  /** Runs one operation and maps whatever the driver threw to a typed error (see `toStoreError`). */
+  /**
+   * Runs one operation and maps whatever the driver threw to a typed error (see `toStoreError`);
+   * what the application's own code threw inside it (a {@link WorkFailure}) is handed on unchanged.
+   */
   protected async guard<T>(
     operation: string,
     work: () => Promise<T>,
@@ -58,6 +65,7 @@ export abstract class StoreBase {
     try {
       return await work();
     } catch (error) {
+      if (error instanceof WorkFailure) throw error.error;
       throw toStoreError(error, operation, target);
     }
   }

@@ -25,6 +25,14 @@ export interface PostgresStoreOptions {
    * @defaultValue `pool`, or none (polling) with `pooler: 'transaction'`
    */
   readonly listenPool?: pg.Pool;
+  /**
+   * The pool transactional completions (`completeInTransaction`, a handler's `ctx.transaction`)
+   * take their clients from. Each holds a connection for as long as the handler's work runs, so a
+   * pool of their own keeps them from starving the short statements of claims, heartbeats and
+   * completions. The store never ends it.
+   * @defaultValue `pool`
+   */
+  readonly transactionPool?: pg.Pool;
   /** The URL `listenPool` was opened from, named (without its password) in its errors. */
   readonly listenConnectionString?: string;
   /**

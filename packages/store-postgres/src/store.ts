@@ -16,6 +16,7 @@ import type {
   ClaimRequest,
   ClaimedStep,
   Completion,
+  CompletionWithin,
   CycloneStore,
   DueWaitsResult,
   EventPartitionSettings,
@@ -49,6 +50,8 @@ import type {
   StoreListener,
   SubmittedRun,
   Subscription,
+  TransactionalCompletion,
+  TransactionalWork,
   UnservedStepsSweep,
   QueueOverviewQuery,
   StatsMinute,
@@ -63,6 +66,8 @@ import { StoreBase } from './store-base.js';
 import { claim } from './execution/claim.js';
 import { LimitedKinds } from './execution/limited-kinds.js';
 import { completeAll } from './execution/complete.js';
+import { completeInTransaction, completeWithin } from './execution/complete-in-transaction.js';
+import { settleFollowUps } from './settlement/settle-follow-ups.js';
 import { fail } from './execution/fail.js';
 import { heartbeat } from './execution/heartbeat.js';
 import { release } from './execution/release.js';
@@ -145,6 +150,23 @@ export class PostgresStore extends StoreBase implements CycloneStore {
 
   complete(completions: readonly Completion[]): Promise<Set<string>> {
     return this.settled('complete', () => completeAll(this.exec, completions));
+  }
+
+  completeInTransaction<T>(
+    held: HeldStep,
+    work: TransactionalWork<T>,
+  ): Promise<TransactionalCompletion<T>> {
+    return this.settled('completeInTransaction', () =>
+      completeInTransaction(this.exec, this.transactionPool, held, work),
+    );
+  }
+
+  completeWithin(tx: Queryable, completion: Completion): Promise<CompletionWithin> {
+    return this.guard('completeWithin', () => completeWithin(this.exec.on(tx), completion));
+  }
+
+  settleCommitted(runIds: readonly string[]): Promise<void> {
+    return settleFollowUps(this.exec, runIds, this.logger);
   }
 
   fail(failure: Failure): Promise<FailureOutcome> {

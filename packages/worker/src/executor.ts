@@ -5,6 +5,8 @@ import { InFlight, InFlightSteps } from './in-flight.js';
 import { decideOutcome, type HandlerResult, type OutcomeOptions } from './outcome.js';
 import type { Recorder } from './recorder.js';
 import { HandlerContext, type Handler } from './step-context.js';
+import type { StepTransaction, StepTransactionDeps } from './step-transaction.js';
+import { loggableError } from './log-error.js';
 import type { StepMetrics } from './step-metrics.js';
 import { StepAbort } from './step-abort.js';
 import { traceStep, tracing } from './tracing.js';
@@ -16,6 +18,8 @@ export interface ExecutorOptions {
   readonly logger: Logger;
   readonly recorder: Recorder;
   readonly outcome: OutcomeOptions;
+  /** What handlers' transactional completions (`ctx.transaction`) write through. */
+  readonly transactions: StepTransactionDeps;
   /** Told each handler's run time by kind. */
   readonly metrics: StepMetrics;
   /** Told how long each handler ran, in milliseconds (the producer's adaptive prefetch). */
@@ -106,9 +110,20 @@ export class Executor {
       const result = await (tracing()
         ? traceStep(step, () => this.run(entry, log))
         : this.run(entry, log));
+      const transactional = entry.context?.transactional;
       const handlerMs = performance.now() - startedAt;
       this.options.onHandlerTime(handlerMs);
       this.options.metrics.handlerFinished(step.kind, handlerMs);
+      if (transactional?.state === 'committed') {
+        // The step completed with the handler's transaction: nothing is left to record.
+        if (!result.ok) {
+          log().warn(
+            { error: loggableError(result.error) },
+            'the handler threw after its transaction committed; the step stays completed',
+          );
+        }
+        return;
+      }
       if (entry.lost) {
         log().warn(
           { reason: entry.lost },
@@ -121,6 +136,7 @@ export class Executor {
         step,
         decideOutcome(result, step, this.options.outcome),
         log,
+        writtenWithin(transactional),
       );
     } finally {
       this.executions.end();
@@ -138,7 +154,8 @@ export class Executor {
       entry.handlerDone();
       return { ok: false, error: new Error(`no handler registered for kind "${step.kind}"`) };
     }
-    const ctx = new HandlerContext(step, controller, log);
+    const ctx = new HandlerContext(step, controller, log, this.options.transactions);
+    entry.context = ctx;
     // Called on a later microtask: a handler that throws at once rejects like one that fails.
     const running = Promise.resolve().then(() => handler(ctx));
     if (step.timeoutMs === null) {
@@ -170,4 +187,13 @@ export class Executor {
       clearTimeout(timer);
     }
   }
+}
+
+/**
+ * The runs to settle after a completion the handler wrote within its own transaction
+ * (`ctx.completeWithin`), or undefined when it wrote none. Whether that transaction committed is
+ * not known here: the outcome is recorded as usual, and a fence refusing it means it did.
+ */
+function writtenWithin(transactional: StepTransaction | undefined): readonly string[] | undefined {
+  return transactional?.state === 'within' ? transactional.followUps : undefined;
 }

@@ -1,5 +1,6 @@
 import type { ClaimedStep } from '@cyclone/store-postgres';
 import type { StepAbort } from './step-abort.js';
+import type { HandlerContext } from './step-context.js';
 
 /** Why this worker no longer holds a step whose handler may still be running. */
 export type LostReason =
@@ -14,6 +15,8 @@ export type LostReason =
 export class InFlight {
   /** Set when the worker no longer holds the step: its result must not be recorded. */
   lost?: LostReason;
+  /** The handler's context, once its handler is called (what its transaction did is read there). */
+  context?: HandlerContext;
   #settled = false;
   #onSettled: (() => void) | undefined;
   #settledPromise: Promise<void> | undefined;

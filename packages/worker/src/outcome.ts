@@ -70,12 +70,7 @@ export function decideOutcome(
   let thrown: unknown;
   if (result.ok) {
     try {
-      const outputJson = encodePayload(result.output === undefined ? null : result.output, {
-        maxBytes: options.maxOutputBytes,
-        subject: `output of node "${step.node}"`,
-        path: 'output',
-      });
-      return { type: 'complete', outputJson };
+      return { type: 'complete', outputJson: encodeOutput(result.output, step, options) };
     } catch (invalid) {
       thrown = invalid;
     }
@@ -92,6 +87,22 @@ export function decideOutcome(
     error: describeThrown(thrown),
     retryDelayMs: backoffDelay(step.backoff ?? DefaultBackoff, attempt, options.random),
   };
+}
+
+/**
+ * A handler's output as the JSON text to store (`undefined` as `null`).
+ * @throws ValidationError when it is not JSON or larger than `maxOutputBytes`
+ */
+export function encodeOutput(
+  output: unknown,
+  step: Pick<OutcomeStep, 'node'>,
+  options: Pick<OutcomeOptions, 'maxOutputBytes'>,
+): string {
+  return encodePayload(output === undefined ? null : output, {
+    maxBytes: options.maxOutputBytes,
+    subject: `output of node "${step.node}"`,
+    path: 'output',
+  });
 }
 
 /** Whether a thrown value asks for a snooze or a permanent discard; a value whose properties throw asks for neither. */

@@ -59,11 +59,23 @@ export class Recorder {
     this.completer = new BatchCompleter(store, options.completionBatchSize, this.retry);
   }
 
-  /** Records the outcome of one attempt. Never rejects: what cannot be written is logged. */
-  async record(step: ClaimedStep, outcome: StepOutcome, log: () => Logger): Promise<void> {
+  /**
+   * Records the outcome of one attempt. Never rejects: what cannot be written is logged.
+   * `writtenWithin`: the handler wrote the step's completion inside its own transaction
+   * (`ctx.completeWithin`), leaving these runs to settle; a fence refusing this outcome then
+   * means that transaction committed, and the runs are settled once the outcome is written.
+   */
+  async record(
+    step: ClaimedStep,
+    outcome: StepOutcome,
+    log: () => Logger,
+    writtenWithin?: readonly string[],
+  ): Promise<void> {
     this.writes.begin();
     try {
-      await this.write(step, outcome, log);
+      await this.write(step, outcome, log, writtenWithin !== undefined);
+      if (writtenWithin && writtenWithin.length > 0)
+        await this.store.settleCommitted(writtenWithin);
     } catch (error) {
       log().error(
         { error: loggableError(error) },
@@ -79,7 +91,12 @@ export class Recorder {
     return this.writes.idle();
   }
 
-  private async write(step: ClaimedStep, outcome: StepOutcome, log: () => Logger): Promise<void> {
+  private async write(
+    step: ClaimedStep,
+    outcome: StepOutcome,
+    log: () => Logger,
+    writtenWithin: boolean,
+  ): Promise<void> {
     const attempt = step.attempts + 1;
     if (outcome.type === 'complete') {
       let accepted: boolean;
@@ -97,6 +114,7 @@ export class Recorder {
           log,
         );
       }
+      if (!accepted && writtenWithin) return this.completedWithin(step, log);
       if (!accepted) {
         this.metrics.dropped(step.kind);
         log().warn({ attempt }, 'stale completion dropped: the claim moved on');
@@ -117,10 +135,23 @@ export class Recorder {
       if (!held) log().warn('stale snooze dropped: the claim moved on');
       return;
     }
-    await this.fail(step, outcome, log);
+    await this.fail(step, outcome, log, writtenWithin);
   }
 
-  private async fail(step: ClaimedStep, outcome: Failed, log: () => Logger): Promise<void> {
+  /** The outcome was fenced out after `ctx.completeWithin`: the handler's transaction committed it. */
+  private completedWithin(step: ClaimedStep, log: () => Logger): void {
+    this.metrics.completed(step.kind);
+    if (this.logger.isLevelEnabled('debug')) {
+      log().debug({ attempt: step.attempts + 1 }, "step completed in the handler's transaction");
+    }
+  }
+
+  private async fail(
+    step: ClaimedStep,
+    outcome: Failed,
+    log: () => Logger,
+    writtenWithin = false,
+  ): Promise<void> {
     const attempt = step.attempts + 1;
     let result;
     try {
@@ -146,6 +177,13 @@ export class Recorder {
         error,
         log,
       );
+    }
+    if (result === 'fenced' && writtenWithin) {
+      log().warn(
+        { attempt },
+        'the handler threw after writing its completion in its transaction, which committed; the step stays completed',
+      );
+      return this.completedWithin(step, log);
     }
     if (result === 'fenced') this.metrics.dropped(step.kind);
     else this.metrics.failed(step.kind, result);

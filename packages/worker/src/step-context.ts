@@ -1,6 +1,8 @@
+import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { ClaimedStep } from '@cyclone/store-postgres';
+import type { ClaimedStep, Queryable } from '@cyclone/store-postgres';
 import type { StepAbort } from './step-abort.js';
+import { StepTransaction, type StepTransactionDeps } from './step-transaction.js';
 
 /**
  * What a handler receives. Its return value is the step's output (JSON); a thrown error is
@@ -32,6 +34,32 @@ export interface StepContext<Input = unknown, Item = unknown> {
   readonly signal: AbortSignal;
   /** A child of the worker's logger with the run, step and node bound. */
   readonly logger: Logger;
+  /**
+   * Runs `fn` inside a transaction on a connection to Cyclone's database (`tx`, a pg client after
+   * `BEGIN`), then writes this step's completion, with what `fn` returned as its output, in that
+   * same transaction, fenced by the step's claim, and commits: the writes `fn` made and the
+   * completion commit together or not at all. Resolves with what `fn` returned, which the
+   * handler normally returns too (once committed, what the handler returns or throws is not
+   * recorded; a throw is logged).
+   *
+   * When `fn` throws, everything rolls back and the error is rethrown: the attempt fails like any
+   * handler error (retried with backoff, or discarded). When the fence refuses (the step was
+   * cancelled, forced, reclaimed, or its lease lost while `fn` ran), everything rolls back and
+   * it rejects with `StepFencedError` (`STEP_FENCED`). Work enqueued or submitted with
+   * `{ tx }` inside `fn` exists if and only if the step completes. The transaction holds a
+   * connection while `fn` runs (see the worker's pool sizing); do not `COMMIT`, `ROLLBACK` or
+   * release `tx` yourself. Once an attempt.
+   */
+  transaction<T>(fn: (tx: pg.PoolClient) => Promise<T> | T): Promise<T>;
+  /**
+   * Writes this step's completion, with `output` (resolved with it), inside a transaction the
+   * application opened and will commit (a pg client after `BEGIN`: node-postgres, or the client
+   * under an ORM's transaction), fenced by the step's claim. Commit before the handler returns:
+   * the step is completed exactly when that transaction commits. Rejects with `StepFencedError`
+   * when the fence refuses; then roll back. If the application rolls back instead, the handler's
+   * own return or throw decides the attempt, as without this call. Once an attempt.
+   */
+  completeWithin<T>(tx: Queryable, output: T): Promise<T>;
 }
 
 /** A step handler. */
@@ -58,8 +86,17 @@ export class HandlerContext implements StepContext {
   readonly attempt: number;
   readonly #abort: StepAbort;
   readonly #log: () => Logger;
+  readonly #step: ClaimedStep;
+  readonly #transactions: StepTransactionDeps;
+  /** Made on the first `transaction` or `completeWithin`; read by the executor afterwards. */
+  transactional: StepTransaction | undefined;
 
-  constructor(step: ClaimedStep, abort: StepAbort, log: () => Logger) {
+  constructor(
+    step: ClaimedStep,
+    abort: StepAbort,
+    log: () => Logger,
+    transactions: StepTransactionDeps,
+  ) {
     this.runId = step.runId;
     this.stepId = step.id;
     this.node = step.node;
@@ -72,6 +109,20 @@ export class HandlerContext implements StepContext {
     this.attempt = step.attempts + 1;
     this.#abort = abort;
     this.#log = log;
+    this.#step = step;
+    this.#transactions = transactions;
+  }
+
+  transaction<T>(fn: (tx: pg.PoolClient) => Promise<T> | T): Promise<T> {
+    return this.#transactional().transaction(fn);
+  }
+
+  completeWithin<T>(tx: Queryable, output: T): Promise<T> {
+    return this.#transactional().completeWithin(tx, output);
+  }
+
+  #transactional(): StepTransaction {
+    return (this.transactional ??= new StepTransaction(this.#step, this.#transactions, this.#log));
   }
 
   get signal(): AbortSignal {

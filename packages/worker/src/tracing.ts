@@ -103,6 +103,29 @@ export function traceComplete(
 }
 
 /**
+ * Runs a handler's transactional completion (its work, the completion, the commit) in a
+ * `cyclone.transaction` span, a child of the step's span (the active context), so the
+ * application's own database spans inside it nest there.
+ */
+export function traceTransaction<T>(stepId: string, run: () => Promise<T>): Promise<T> {
+  if (!tracing()) return run();
+  const span = tracer.startSpan('cyclone.transaction', {
+    kind: SpanKind.CLIENT,
+    attributes: { [SpanAttributes.stepId]: stepId },
+  });
+  return context.with(trace.setSpan(context.active(), span), run).then(
+    (value) => {
+      span.end();
+      return value;
+    },
+    (error: unknown) => {
+      endWith(span, error);
+      throw error;
+    },
+  );
+}
+
+/**
  * Runs a step's handler in a `cyclone.step` span whose parent is the trace context its run was
  * submitted under (the `cyclone.submit` or `cyclone.enqueue` span), so the handler's work, and
  * any span it starts, joins the submitter's trace. The span is active while the handler runs.

@@ -97,6 +97,9 @@ export class Worker {
       {
         ...options,
         maxConnections: 4,
+        // Handlers' transactions (ctx.transaction) hold a connection while their work runs: a
+        // pool of their own, at most one a slot, opened only as they are used.
+        transactionConnections: config.concurrency,
         // A settlement that fails after its operation committed is reported here.
         logger: this.logger,
         // pg reports an idle connection's failure (a Postgres restart or failover,
@@ -134,6 +137,7 @@ export class Worker {
       logger: this.logger,
       recorder: this.recorder,
       outcome: config,
+      transactions: { store, outcome: config, metrics: stepMetrics },
       onHandlerTime: (ms) => this.producer.recordHandlerTime(ms),
       onSlotFreed: () => this.producer.wake(),
       onOutcomeWritten: () => this.producer.outcomeWritten(),

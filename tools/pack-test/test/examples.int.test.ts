@@ -136,6 +136,18 @@ describe('the examples', () => {
     ]);
   });
 
+  it('order-transaction.ts (docs/transactions.md) records the order, its email job and the step together', async () => {
+    const { stdout } = await example('order-transaction.ts', env);
+    expect(stdout).toMatch(/^\{ ship: \{ trackingId: 'trk_o-\d+' \} \}$/m);
+    expect(stdout).toMatch(/^orders recorded for the run: 1$/m);
+    const [counts] = await query<{ orders: number; emails: number }>(
+      database.url,
+      `SELECT (SELECT count(*)::int FROM app_orders) AS orders,
+              (SELECT count(*)::int FROM cyclone_steps WHERE kind = 'email.confirm') AS emails`,
+    );
+    expect(counts).toEqual({ orders: 1, emails: 1 });
+  });
+
   it('quickstart.ts (docs/quickstart.md) runs its signup workflow to the result', async () => {
     const { stdout } = await example('quickstart.ts', env);
     expect(stdout).toMatch(/^\{ welcome: \{ sent: true \} \}$/m);

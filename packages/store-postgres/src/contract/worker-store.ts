@@ -1,4 +1,6 @@
+import type pg from 'pg';
 import type { BackoffPolicy, ErrorKind, WorkflowDefinition } from '@cyclone/core';
+import type { Queryable } from './queryable.js';
 import type { SchemaCheck } from './schema-check.js';
 
 /** What {@link WorkerStore.claim} needs. */
@@ -84,6 +86,33 @@ export interface Completion extends HeldStep {
   readonly outputJson: string;
 }
 
+/** What a handler's transactional work gives back: its value, and the step's output as JSON text. */
+export interface TransactionalOutput<T> {
+  readonly value: T;
+  /** The output as JSON text, already validated. */
+  readonly outputJson: string;
+}
+
+/** A handler's work inside a transactional completion, on the transaction's client (inside `BEGIN`). */
+export type TransactionalWork<T> = (tx: pg.PoolClient) => Promise<TransactionalOutput<T>>;
+
+/**
+ * How a transactional completion ended: committed together with the work's writes (`value` is
+ * what the work gave), or refused by the claim's fence and rolled back, the work's writes with it.
+ */
+export type TransactionalCompletion<T> =
+  { readonly completed: true; readonly value: T } | { readonly completed: false };
+
+/**
+ * A completion written inside the caller's transaction: whether the fence accepted it, and the runs
+ * it left in the settlement outbox, to settle once that transaction committed
+ * ({@link WorkerStore.settleCommitted}).
+ */
+export interface CompletionWithin {
+  readonly accepted: boolean;
+  readonly followUps: readonly string[];
+}
+
 /** A handler's failure, ready to record. */
 export interface Failure extends HeldStep {
   /** `retryable` (thrown error, timeout), `permanent` (`permanent()`, oversize output) or `transient`. */
@@ -116,6 +145,30 @@ export interface WorkerStore extends SchemaCheck {
    * ids whose completion was accepted; the others were fenced out and nothing of them was written.
    */
   complete(completions: readonly Completion[]): Promise<Set<string>>;
+  /**
+   * Runs `work` inside a transaction (on the store's transaction pool, see `transactionPool`), then
+   * records the step's completion with the output `work` gives in that same transaction, fenced by
+   * the claim like {@link complete}, and commits both or neither; then settles what the completion
+   * left to settle. A fence that refuses rolls everything back (`completed: false`). What `work`
+   * throws rolls back and reaches the caller unchanged; the store's own errors are typed as
+   * everywhere. Never run again on a conflict: `work` is the application's.
+   */
+  completeInTransaction<T>(
+    held: HeldStep,
+    work: TransactionalWork<T>,
+  ): Promise<TransactionalCompletion<T>>;
+  /**
+   * Records one completion inside a transaction the caller opened and will commit (a client with
+   * `BEGIN` issued), fenced by the claim, with the same statement as {@link complete}. Nothing is
+   * settled: the caller passes `followUps` to {@link settleCommitted} once it committed.
+   */
+  completeWithin(tx: Queryable, completion: Completion): Promise<CompletionWithin>;
+  /**
+   * Settles runs a completion inside a caller's transaction left in the settlement outbox, once
+   * that transaction committed. Never rejects: a run it cannot settle now keeps its marker for the
+   * `settle-pending` scanner.
+   */
+  settleCommitted(runIds: readonly string[]): Promise<void>;
   /** Records a handler failure: retried after its backoff, or discarded with the run settled. */
   fail(failure: Failure): Promise<FailureOutcome>;
   /** Delays a running step without charging an attempt (`snooze(d)`); false when fenced out. */

@@ -30,19 +30,27 @@ const changes: Omit<CompleteStepsParams, 'stepIds' | 'claimTokens' | 'outputs'> 
  * the settlement outbox: they are its follow-ups, settled once it committed (a settlement that
  * fails is not an error of the completion, which stands: the marker stays, and the scheduler's
  * `settle-pending` scanner settles the run). `value` holds the ids whose completion was accepted;
- * the others were fenced out (their claim had moved on) and nothing of them was written.
+ * the others were fenced out (their claim had moved on) and nothing of them was written. Run
+ * again when Postgres aborts it for a deadlock: on the pool it is a transaction of its own.
  */
-export async function completeAll(
+export function completeAll(
   db: Executor,
   completions: readonly Completion[],
 ): Promise<Settled<Set<string>>> {
-  if (completions.length === 0) return settled(new Set());
-  const rows = await db.retrying((exec) =>
-    completeSteps(exec, {
-      ...changes,
-      ...completionsInput(completions),
-    }),
-  );
+  if (completions.length === 0) return Promise.resolve(settled(new Set<string>()));
+  return db.retrying((exec) => recordCompletions(exec, completions));
+}
+
+/**
+ * The completion statement itself, once, on whatever connection `db` runs: the pool, or a
+ * transaction that also carries the handler's own writes (`completeInTransaction`), where a
+ * deadlock aborts the whole transaction and a statement alone cannot be run again.
+ */
+export async function recordCompletions(
+  db: Executor,
+  completions: readonly Completion[],
+): Promise<Settled<Set<string>>> {
+  const rows = await completeSteps(db, { ...changes, ...completionsInput(completions) });
   const marked = new Set<string>();
   for (const row of rows) if (row.what === 'settle' && row.id) marked.add(row.id);
   return settled(acceptedCompletions(completions, rows), marked);
