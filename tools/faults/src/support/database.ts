@@ -1,6 +1,7 @@
 /**
  * The database of a scenario file: a fresh migrated database from `@cyclone/test-db`, a pool and a
- * client on it, the `fault_effects` table the fixtures' handlers write their side effect to, and
+ * client on it, the `fault_effects` table the fixtures' handlers write their side effect to (and
+ * `fault_txn_effects`, written inside `ctx.transaction`: no unique key, so a second write shows), and
  * URLs that name each process's sessions (`application_name`) so a scenario can find them in
  * `pg_stat_activity`.
  */
@@ -19,6 +20,13 @@ CREATE TABLE IF NOT EXISTS fault_effects (
   at timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 CREATE INDEX IF NOT EXISTS fault_effects_step_idx ON fault_effects (step_id);
+CREATE TABLE IF NOT EXISTS fault_txn_effects (
+  id bigserial PRIMARY KEY,
+  step_id uuid NOT NULL,
+  attempt int NOT NULL,
+  worker text NOT NULL
+);
+CREATE INDEX IF NOT EXISTS fault_txn_effects_step_idx ON fault_txn_effects (step_id);
 `;
 
 /** What {@link useFaultDatabase} gives a scenario file. */

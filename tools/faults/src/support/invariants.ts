@@ -97,3 +97,41 @@ export async function allRunsTerminal(db: Queryable, runIds?: readonly string[])
   const counts = await runCounts(db, runIds);
   return (counts.running ?? 0) === 0 && (counts.paused ?? 0) === 0;
 }
+
+/**
+ * How the rows written inside `ctx.transaction` (`fault_txn_effects`) agree with the completions of
+ * the steps of `runIds`: exactly-once effects means one row for each completed step and none for
+ * any other.
+ */
+export interface TransactionalEffects {
+  /** Completed steps with exactly one row. */
+  readonly completedWithRow: number;
+  /** Completed steps without a row. */
+  readonly completedWithoutRow: number;
+  /** Steps not completed that have a row. */
+  readonly rowWithoutCompletion: number;
+  /** Steps with more than one row. */
+  readonly multipleRows: number;
+}
+
+/** Counts the transactional effects of the steps of `runIds` (see {@link TransactionalEffects}). */
+export async function transactionalEffects(
+  db: Queryable,
+  runIds: readonly string[],
+): Promise<TransactionalEffects> {
+  const { rows } = await db.query<TransactionalEffects>(
+    `SELECT count(*) FILTER (WHERE s.state = 'completed' AND coalesce(e.n, 0) = 1)::int
+              AS "completedWithRow",
+            count(*) FILTER (WHERE s.state = 'completed' AND coalesce(e.n, 0) = 0)::int
+              AS "completedWithoutRow",
+            count(*) FILTER (WHERE s.state <> 'completed' AND coalesce(e.n, 0) > 0)::int
+              AS "rowWithoutCompletion",
+            count(*) FILTER (WHERE coalesce(e.n, 0) > 1)::int AS "multipleRows"
+     FROM cyclone_steps s
+     LEFT JOIN (SELECT step_id, count(*)::int AS n FROM fault_txn_effects GROUP BY step_id) e
+            ON e.step_id = s.id
+     WHERE s.run_id = ANY($1::uuid[])`,
+    [runIds],
+  );
+  return rows[0]!;
+}
