@@ -43,6 +43,24 @@ describe('cyclone schedules', () => {
     expect(shown.fires).toHaveLength(3);
   });
 
+  it('deletes a schedule and its fires, leaving the runs it started; 3 when there is none', async () => {
+    await cli.client.schedule({ id: 'cli-doomed', cron: '0 * * * *', kind: 'cli.doomed' });
+    const hour = 3_600_000;
+    const top = Math.floor(Date.now() / hour) * hour - 2 * hour;
+    await cli.client.backfill('cli-doomed', { from: new Date(top - 2 * hour), to: new Date(top) });
+    const runIds = (await cli.client.listScheduleFires('cli-doomed')).map((fire) => fire.runId!);
+    expect(runIds).toHaveLength(2);
+
+    const deleted = await cyclone('schedules', 'delete', 'cli-doomed');
+    expect(deleted.code).toBe(0);
+    expect(deleted.out).toBe('deleted schedule cli-doomed');
+    expect((await cli.client.listSchedules()).map((s) => s.id)).not.toContain('cli-doomed');
+    for (const runId of runIds) expect((await cli.client.getRun(runId)).state).toBe('running');
+    const again = await cyclone('schedules', 'delete', 'cli-doomed', '--json');
+    expect(again.code).toBe(3);
+    expect(again.err).toContain('cli-doomed');
+  });
+
   it('exits 3 for an unknown schedule, 2 for a bad time, 1 for a refused backfill', async () => {
     expect((await cyclone('schedules', 'pause', 'nope')).code).toBe(3);
     expect((await cyclone('schedules', 'show', 'nope')).code).toBe(3);

@@ -79,6 +79,39 @@ describe('cyclone worker --handlers', () => {
     }
   }, 90_000);
 
+  it('with --scheduler --retention, its embedded scheduler deletes finished runs past it', async () => {
+    const worker = startCyclone([
+      'worker',
+      '--handlers',
+      fixture,
+      '--scheduler',
+      '--retention',
+      '1s',
+      '--database-url',
+      db.url,
+    ]);
+    try {
+      await worker.waitForOutput(ready);
+      expect(worker.stdout()).toMatch(/scheduler=on retention=1s/);
+      const { runId } = await client.enqueue('fixture.echo', { hello: 'retention' });
+      expect((await client.wait(runId, { timeout: '30s' })).state).toBe('completed');
+      const deadline = Date.now() + 30_000;
+      while (
+        await client.getRun(runId).then(
+          () => true,
+          () => false,
+        )
+      ) {
+        if (Date.now() > deadline) throw new Error('the finished run was never deleted');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited()).toBe(0);
+    } finally {
+      worker.child.kill('SIGKILL');
+    }
+  }, 90_000);
+
   it('refuses a module without handlers, and a bad --grace, with exit code 2', async () => {
     const noModule = await runCyclone([
       'worker',
@@ -100,5 +133,28 @@ describe('cyclone worker --handlers', () => {
     ]);
     expect(grace.code).toBe(2);
     expect(grace.stderr).toContain('--grace expects a duration');
+    const alone = await runCyclone([
+      'worker',
+      '--handlers',
+      fixture,
+      '--retention',
+      '30d',
+      '--database-url',
+      db.url,
+    ]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('--retention sets the embedded scheduler: it needs --scheduler');
+    const badRetention = await runCyclone([
+      'worker',
+      '--handlers',
+      fixture,
+      '--scheduler',
+      '--retention',
+      'forever',
+      '--database-url',
+      db.url,
+    ]);
+    expect(badRetention.code).toBe(2);
+    expect(badRetention.stderr).toContain('--retention expects a duration');
   }, 60_000);
 });

@@ -8,7 +8,7 @@ import type {
 import type { ScheduleApi } from './schedules.js';
 
 /**
- * The schedule side of the {@link Client}: declare, pause, resume, list and backfill cron
+ * The schedule side of the {@link Client}: declare, pause, resume, delete, list and backfill cron
  * schedules. Every input is validated before anything is written.
  */
 export abstract class ScheduleControls extends FairShareControls {
@@ -32,6 +32,16 @@ export abstract class ScheduleControls extends FairShareControls {
   /** Enables a schedule at its next tick: ticks passed while paused do not fire. @throws NotFoundError */
   resumeSchedule(id: string): Promise<ScheduleStatus> {
     return this.schedules.resume(id);
+  }
+
+  /**
+   * Deletes a schedule: its row goes, with the record of its fires, and no fire follows once this
+   * has resolved (a fire in progress commits first). The runs it already started are untouched.
+   * Resolves with the schedule as it was.
+   * @throws NotFoundError for an unknown id
+   */
+  deleteSchedule(id: string): Promise<ScheduleStatus> {
+    return this.schedules.delete(id);
   }
 
   /** The same UPDATE as {@link Client.pauseSchedule}. @deprecated Use `pauseSchedule`. */

@@ -58,6 +58,11 @@ export class ScheduleApi {
     return found(id, await this.store.resumeSchedule(parseScheduleId(id)));
   }
 
+  /** Deletes a schedule and its fires' record; returns it as it was. Its runs stay. */
+  async delete(id: string): Promise<ScheduleStatus> {
+    return found(id, await this.store.deleteSchedule(parseScheduleId(id)));
+  }
+
   /** One schedule. */
   async get(id: string): Promise<ScheduleStatus> {
     return found(id, await this.store.getSchedule(parseScheduleId(id)));

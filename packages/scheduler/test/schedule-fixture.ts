@@ -62,6 +62,9 @@ export function useSchedules() {
     get store() {
       return store;
     },
+    get pool() {
+      return pool;
+    },
     query,
     /** A scheduler that never ticks by itself, on the test's clock. */
     scheduler(options: Partial<SchedulerOptions> = {}): Scheduler {

@@ -40,6 +40,22 @@ describe('tokens', () => {
     expect((await env.client.getRun(runId)).state).toBe('cancelled');
   });
 
+  it('lets only the full token delete a schedule', async () => {
+    await env.client.schedule({ id: 'auth-nightly', cron: '0 3 * * *', kind: 'auth.job' });
+    const forbidden = await env.call(
+      'DELETE',
+      '/api/schedules/auth-nightly',
+      bearer('read-secret'),
+    );
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.error.code).toBe('FORBIDDEN');
+    expect((await env.client.getSchedule('auth-nightly')).id).toBe('auth-nightly');
+    const deleted = await env.call('DELETE', '/api/schedules/auth-nightly', bearer('full-secret'));
+    expect(deleted.status).toBe(200);
+    expect(deleted.body.schedule.id).toBe('auth-nightly');
+    expect((await env.client.listSchedules()).map((s) => s.id)).not.toContain('auth-nightly');
+  });
+
   it('accepts the token as the password of Basic credentials, as a browser sends them', async () => {
     const basic = (password: string) => ({
       headers: { Authorization: `Basic ${Buffer.from(`ops:${password}`).toString('base64')}` },

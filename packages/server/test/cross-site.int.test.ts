@@ -128,6 +128,14 @@ const attacks: Attack[] = [
     code: 'CROSS_SITE',
   },
   {
+    what: 'a cross-site DELETE of a schedule',
+    server: () => openHost,
+    method: 'DELETE',
+    path: '/api/schedules/guarded-nightly',
+    headers: { Origin: evil, 'Sec-Fetch-Site': 'cross-site' },
+    code: 'CROSS_SITE',
+  },
+  {
     what: 'an empty body without a content type',
     server: () => openHost,
     path: '/api/runs/{waiting}/pause',

@@ -98,12 +98,38 @@ describe('schedules', () => {
     );
   });
 
+  it('deletes a schedule and its fires, leaving the runs it started', async () => {
+    await env.client.schedule({ id: 'doomed', cron: '0 * * * *', kind: 'doomed.job' });
+    const hour = 3_600_000;
+    const [{ now }] = await env.query<{ now: Date }>('SELECT now() AS now');
+    const top = Math.floor(now.getTime() / hour) * hour;
+    const from = new Date(top - 3 * hour).toISOString();
+    const to = new Date(top - hour).toISOString();
+    const backfilled = await env.call('POST', '/api/schedules/doomed/backfill', {
+      body: { from, to },
+    });
+    expect(backfilled.body).toEqual({ created: 2, skipped: 0 });
+    const runIds = (await env.client.listScheduleFires('doomed')).map((fire) => fire.runId!);
+
+    const deleted = await env.call('DELETE', '/api/schedules/doomed');
+    expect(deleted.status).toBe(200);
+    expect(deleted.body.schedule).toMatchObject({ id: 'doomed', kind: 'doomed.job' });
+    expect((await env.call('GET', '/api/schedules/doomed')).status).toBe(404);
+    const [{ fires }] = await env.query<{ fires: string }>(
+      `SELECT count(*) AS fires FROM cyclone_schedule_fires WHERE schedule_id = 'doomed'`,
+    );
+    expect(Number(fires)).toBe(0);
+    for (const runId of runIds) expect((await env.client.getRun(runId)).state).toBe('running');
+    expect((await env.call('DELETE', '/api/schedules/doomed')).status).toBe(404);
+  });
+
   it('answers 404 for an unknown schedule and 400 naming a bad backfill field', async () => {
     for (const [method, path] of [
       ['GET', '/api/schedules/missing'],
       ['GET', '/api/schedules/missing/fires'],
       ['POST', '/api/schedules/missing/pause'],
       ['POST', '/api/schedules/missing/resume'],
+      ['DELETE', '/api/schedules/missing'],
     ] as const) {
       const answer = await env.call(method, path);
       expect(answer.status, path).toBe(404);

@@ -182,6 +182,8 @@ describe('the answers', () => {
         body: { from: '2026-01-01T00:00:00Z', to: '2026-01-03T00:00:00Z' },
       },
     );
+    await call('DELETE', '/api/schedules/{id}', { id: 'described-nightly' });
+    await call('DELETE', '/api/schedules/{id}', { id: 'described-nightly' });
 
     const kind = { kind: 'described.limited' };
     await call('PUT', '/api/limits/concurrency/{kind}', kind, { body: { max: 2, perKey: true } });

@@ -94,6 +94,7 @@ import { readEvents, readLeafOutputs, readNodeOutput, readSteps } from './reads/
 import { backfillSchedule } from './schedules/backfill-schedule.js';
 import { fireDueSchedules } from './schedules/fire-due-schedules.js';
 import {
+  deleteSchedule,
   getSchedule,
   listScheduleFires,
   listSchedules,
@@ -399,6 +400,10 @@ export class PostgresStore extends StoreBase implements CycloneStore {
 
   resumeSchedule(id: string): Promise<ScheduleStatus | undefined> {
     return this.guard('resumeSchedule', () => resumeSchedule(this.exec, id));
+  }
+
+  deleteSchedule(id: string): Promise<ScheduleStatus | undefined> {
+    return this.guard('deleteSchedule', () => deleteSchedule(this.exec, id));
   }
 
   getSchedule(id: string): Promise<ScheduleStatus | undefined> {

@@ -12,11 +12,13 @@ import { runsShowCommand } from './runs-show.js';
 import { runsWatchCommand } from './runs-watch.js';
 import {
   schedulesBackfillCommand,
+  schedulesDeleteCommand,
   schedulesListCommand,
   schedulesShowCommand,
   schedulesToggleCommand,
 } from './schedules.js';
 import { schedulerCommand } from './scheduler.js';
+import { retentionOptions } from './scheduler-options.js';
 import { serveCommand } from './serve.js';
 import { signalCommand } from './signal.js';
 import { forceCommand } from './force.js';
@@ -231,7 +233,7 @@ const fairShare: CommandGroup = {
 
 const schedules: CommandGroup = {
   name: 'schedules',
-  description: 'list, show, pause, resume or backfill cron schedules',
+  description: 'list, show, pause, resume, delete or backfill cron schedules',
   commands: [
     {
       name: 'list',
@@ -260,6 +262,15 @@ const schedules: CommandGroup = {
       arguments: [schedule],
       examples: ['cyclone schedules resume nightly-report'],
       run: schedulesToggleCommand(true),
+    },
+    {
+      name: 'delete',
+      description:
+        'delete a schedule and the record of its fires: no fire follows; the runs it started stay',
+      arguments: [schedule],
+      json: 'print the deleted schedule as JSON',
+      examples: ['cyclone schedules delete nightly-report'],
+      run: schedulesDeleteCommand,
     },
     {
       name: 'backfill',
@@ -401,6 +412,10 @@ export const commandCatalogue: readonly (CommandSpec | CommandGroup)[] = [
       },
       { flags: '--concurrency <n>', description: 'steps executed at once', default: '10' },
       { flags: '--scheduler', description: 'also run the scheduler in this process' },
+      ...retentionOptions.map((option) => ({
+        ...option,
+        description: `with --scheduler: ${option.description}`,
+      })),
       {
         flags: '--grace <duration>',
         description: 'how long in-flight steps may finish at shutdown',
@@ -411,6 +426,7 @@ export const commandCatalogue: readonly (CommandSpec | CommandGroup)[] = [
     examples: [
       'cyclone worker --handlers ./dist/handlers.js',
       'cyclone worker --handlers ./handlers.js --concurrency 20 --scheduler --grace 30s',
+      'cyclone worker --handlers ./handlers.js --scheduler --retention 30d',
     ],
     more: `The module exports \`handlers\` (kind -> async function) and optionally \`workflows\`
 (built definitions, for child runs). SIGTERM or Ctrl-C stops claiming and lets in-flight steps
@@ -425,16 +441,7 @@ finish for the grace period, then releases them; a second signal stops at once.`
         flags: '--interval <duration>',
         description: 'how often the scanners run (default: $CYCLONE_SCHEDULER_INTERVAL, else 1s)',
       },
-      {
-        flags: '--retention <duration>',
-        description:
-          'delete finished runs that ended longer ago; off keeps every run (default: $CYCLONE_RETENTION, else 7d)',
-      },
-      {
-        flags: '--unserved-kind-grace <duration>',
-        description:
-          'discard a step no live worker serves after this long; off never does (default: $CYCLONE_UNSERVED_KIND_GRACE, else 5m)',
-      },
+      ...retentionOptions,
     ],
     json: 'print the ready and stop lines as JSON',
     examples: [

@@ -103,6 +103,15 @@ export function schedulesToggleCommand(enable: boolean) {
   };
 }
 
+/** `cyclone schedules delete ID`: the schedule and its fires' record go; its runs stay. */
+export async function schedulesDeleteCommand(ctx: CommandContext): Promise<number> {
+  const id = scheduleId(ctx, 'delete');
+  const schedule = await withClient(ctx, (client) => client.deleteSchedule(id));
+  if (ctx.flags.json) ctx.output.out(JSON.stringify(schedule, null, 2));
+  else ctx.output.out(`deleted schedule ${id}`);
+  return 0;
+}
+
 function parseTime(value: unknown, flag: string): Date {
   const d = typeof value === 'string' ? new Date(value) : undefined;
   if (!d || Number.isNaN(d.getTime())) {

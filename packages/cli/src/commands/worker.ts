@@ -9,6 +9,7 @@ import { poolerOptions } from '../database/pooler-options.js';
 import { awaitShutdown } from '../terminal/signals.js';
 import { loadHandlerModule } from '../worker/handler-module.js';
 import type { CommandContext } from '../framework/context.js';
+import { retentionSettings, retentionShown } from './scheduler-options.js';
 
 /** Signal numbers, for the exit code of a stop a second signal cut short: 128 + the number. */
 const SignalNumbers: Readonly<Record<string, number>> = { SIGINT: 2, SIGTERM: 15 };
@@ -35,6 +36,15 @@ export async function workerCommand(ctx: CommandContext): Promise<number> {
   if (!isDuration(graceValue)) {
     throw new UsageError(`--grace expects a duration such as 10s, 500ms or 2m, got "${grace}"`);
   }
+  const retention = retentionSettings(ctx);
+  if (!ctx.options.scheduler) {
+    for (const flag of ['retention', 'unservedKindGrace'] as const) {
+      if (ctx.options[flag] !== undefined) {
+        const name = flag === 'retention' ? '--retention' : '--unserved-kind-grace';
+        throw new UsageError(`${name} sets the embedded scheduler: it needs --scheduler`);
+      }
+    }
+  }
   const module = await loadHandlerModule(String(ctx.options.handlers));
   const connection = {
     ...(ctx.flags.schema === undefined ? {} : { schema: ctx.flags.schema }),
@@ -51,7 +61,7 @@ export async function workerCommand(ctx: CommandContext): Promise<number> {
     ...connection,
   });
   const scheduler = ctx.options.scheduler
-    ? new Scheduler({ pool, workflows: module.workflows, logger, ...connection })
+    ? new Scheduler({ pool, workflows: module.workflows, logger, ...connection, ...retention })
     : undefined;
   const print = (event: string, fields: Record<string, string | number | readonly string[]>) =>
     output.out(
@@ -87,6 +97,7 @@ export async function workerCommand(ctx: CommandContext): Promise<number> {
       kinds: Object.keys(module.handlers),
       concurrency,
       scheduler: scheduler ? 'on' : 'off',
+      ...(scheduler ? { retention: retentionShown(retention) } : {}),
       pid: process.pid,
     });
     const signal = await shutdown.signalled;

@@ -14,7 +14,8 @@ const DefaultFires = 5;
 
 /**
  * Schedules: `GET /api/schedules` (each with its recent fires), `GET /api/schedules/:id`,
- * `GET /api/schedules/:id/fires`, and `POST /api/schedules/:id/pause|resume|backfill`.
+ * `GET /api/schedules/:id/fires`, `POST /api/schedules/:id/pause|resume|backfill`, and
+ * `DELETE /api/schedules/:id`.
  */
 export function scheduleRoutes(api: Api, ctx: ServerContext): void {
   const { client } = ctx;
@@ -110,6 +111,24 @@ export function scheduleRoutes(api: Api, ctx: ServerContext): void {
       }),
     );
   }
+
+  api.route(
+    {
+      method: 'delete',
+      path: '/api/schedules/{id}',
+      operationId: 'deleteSchedule',
+      tag: 'schedules',
+      summary:
+        'Deletes a schedule and the record of its fires: no fire follows; the runs it started stay',
+      params: scheduleParams,
+      answers: { 200: { description: 'The schedule as it was', body: scheduleChanged } },
+      errors: [404, 503],
+    },
+    async ({ params }) => ({
+      status: 200,
+      body: { schedule: await client.deleteSchedule(params.id) },
+    }),
+  );
 
   api.route(
     {

@@ -85,6 +85,12 @@ export interface ScheduleCommands {
    * passed while it was paused do not fire. Undefined for an unknown id.
    */
   resumeSchedule(id: string): Promise<ScheduleStatus | undefined>;
+  /**
+   * Deletes a schedule and the record of its fires, waiting for a fire in progress to commit: no
+   * fire follows once it has returned. The runs it started are left as they are. Returns the
+   * schedule as it was; undefined for an unknown id.
+   */
+  deleteSchedule(id: string): Promise<ScheduleStatus | undefined>;
   /** One schedule, or undefined. */
   getSchedule(id: string): Promise<ScheduleStatus | undefined>;
   /** Every schedule, by id. */

@@ -2,6 +2,7 @@ import { nextCronFire } from '@cyclone/core';
 import type { ScheduleFire, ScheduleStatus, ScheduleUpsert } from '../contract/schedule-store.js';
 import type { Executor } from '../db/executor.js';
 import { databaseNow } from '../db/database-now.js';
+import { deleteScheduleRow } from '../tables/schedules/delete-schedule.js';
 import { getScheduleRow, lockScheduleRow } from '../tables/schedules/get-schedule.js';
 import { listScheduleFireRows } from '../tables/schedules/list-schedule-fires.js';
 import { listScheduleRows } from '../tables/schedules/list-schedules.js';
@@ -58,6 +59,20 @@ export function resumeSchedule(db: Executor, id: string): Promise<ScheduleStatus
     if (!current) return undefined;
     const now = await databaseNow(tx);
     const row = await resumeScheduleRow(tx, { id, nextRunAt: nextCronFire(current, now) ?? null });
+    return row && toScheduleStatus(row);
+  });
+}
+
+/**
+ * Deletes a schedule and the record of its fires; the runs it started stay. The row is locked
+ * first: a scheduler firing the schedule holds that lock until its fire commits, so the delete
+ * waits for it, and once the delete has committed no pass finds the row again. Undefined for an
+ * unknown id.
+ */
+export function deleteSchedule(db: Executor, id: string): Promise<ScheduleStatus | undefined> {
+  return db.transaction(async (tx) => {
+    if (!(await lockScheduleRow(tx, { id }))) return undefined;
+    const row = await deleteScheduleRow(tx, { id });
     return row && toScheduleStatus(row);
   });
 }
