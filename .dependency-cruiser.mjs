@@ -15,7 +15,14 @@ const workspaces = ['packages', 'tools'];
  * @type {Record<string, readonly (readonly string[])[]>}
  */
 const layers = {
-  cli: [['.'], ['commands'], ['dev', 'worker', 'views'], ['database'], ['framework'], ['terminal']],
+  cli: [
+    ['.'],
+    ['commands'],
+    ['dev', 'serving', 'worker', 'views'],
+    ['database'],
+    ['framework'],
+    ['terminal'],
+  ],
   server: [['.'], ['middleware', 'routes'], ['http', 'live', 'security']],
   // docs/architecture.md, "The store in layers": the facade, the operations, settlement, the
   // statements by table, the database plumbing, and the contract and schema at the bottom.

@@ -13,7 +13,8 @@ const cyclone = (...argv: string[]) => runMain(argv);
 
 describe('cyclone dev', () => {
   it('runs the sample workflow on the given database, retrying the failed charge, and prints the result', async () => {
-    const result = await cyclone('dev', '--database-url', db.url);
+    const result = await cyclone('dev', '--port', '0', '--database-url', db.url);
+    expect(result.out).toMatch(/dashboard and HTTP API at http:\/\/127\.0\.0\.1:\d+\n/);
     expect(result.err).toContain('worker');
     // The run's submission and completion, which its row tells, are in the live view too.
     expect(result.out).toMatch(/\(run\)\s+\(new\) -> running/);
@@ -30,11 +31,11 @@ describe('cyclone dev', () => {
     chmodSync(dir, 0o755); // as root, Postgres runs as the postgres user, which must reach it
     const dataDir = path.join(dir, 'db');
     try {
-      const first = await cyclone('dev', '--data-dir', dataDir);
+      const first = await cyclone('dev', '--no-dashboard', '--data-dir', dataDir);
       expect(first.err).toContain('creating a development database');
       expect(first.out).toContain('run completed');
       expect(first.code).toBe(0);
-      const second = await cyclone('dev', '--data-dir', dataDir);
+      const second = await cyclone('dev', '--no-dashboard', '--data-dir', dataDir);
       expect(second.err).not.toContain('creating a development database');
       expect(second.err).toContain('schema up to date');
       expect(second.code).toBe(0);
@@ -47,7 +48,7 @@ describe('cyclone dev', () => {
     if (process.getuid?.() !== 0) return; // only root hands the server to the postgres user
     const dir = mkdtempSync(path.join(tmpdir(), 'cyclone-dev-'));
     try {
-      const result = await cyclone('dev', '--data-dir', path.join(dir, 'db'));
+      const result = await cyclone('dev', '--no-dashboard', '--data-dir', path.join(dir, 'db'));
       expect(result.code).toBe(1);
       expect(result.err).toContain(`the postgres user cannot reach ${dir} (mode 700)`);
       expect(result.err).toContain('--data-dir');
@@ -59,7 +60,7 @@ describe('cyclone dev', () => {
 
 describe('inspecting runs', () => {
   it('lists runs, shows one, and prints its steps and events with database state values', async () => {
-    await cyclone('dev', '--database-url', db.url);
+    await cyclone('dev', '--no-dashboard', '--database-url', db.url);
     const list = await cyclone('runs', 'list', '--json', '--database-url', db.url);
     expect(list.code).toBe(0);
     const { runs } = JSON.parse(list.out) as {

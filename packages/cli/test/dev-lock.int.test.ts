@@ -11,13 +11,13 @@ describe('cyclone dev on a data folder in use', () => {
 
   it('refuses a second cyclone dev in one line, and the first stops cleanly on SIGINT', async () => {
     const dataDir = path.join(dir, 'db');
-    const first = startCyclone(['dev', '--keep', '--data-dir', dataDir]);
+    const first = startCyclone(['dev', '--keep', '--port', '0', '--data-dir', dataDir]);
     try {
       await first.waitForOutput((out) => out.includes('the engine keeps running'), 90_000);
       const port = /127\.0\.0\.1:(\d+)/.exec(first.stderr())?.[1];
       expect(port).toBeDefined();
 
-      const second = await runCyclone(['dev', '--data-dir', dataDir]);
+      const second = await runCyclone(['dev', '--no-dashboard', '--data-dir', dataDir]);
       expect(second.code).toBe(1);
       expect(second.stderr.trim().split('\n')).toHaveLength(1);
       expect(second.stderr).toContain(`another cyclone dev (pid ${first.child.pid}) is running on`);
@@ -28,7 +28,7 @@ describe('cyclone dev on a data folder in use', () => {
       expect(first.stderr()).not.toMatch(/\n\s+at /); // no stack trace
 
       // The folder is free again, and keeps its port.
-      const third = await runCyclone(['dev', '--data-dir', dataDir]);
+      const third = await runCyclone(['dev', '--no-dashboard', '--data-dir', dataDir]);
       expect(third.code).toBe(0);
       expect(third.stderr).toContain(`127.0.0.1:${port}`);
     } finally {

@@ -101,7 +101,7 @@ describe('schedules', () => {
   it('deletes a schedule and its fires, leaving the runs it started', async () => {
     await env.client.schedule({ id: 'doomed', cron: '0 * * * *', kind: 'doomed.job' });
     const hour = 3_600_000;
-    const [{ now }] = await env.query<{ now: Date }>('SELECT now() AS now');
+    const [{ now }] = (await env.query<{ now: Date }>('SELECT now() AS now')) as [{ now: Date }];
     const top = Math.floor(now.getTime() / hour) * hour;
     const from = new Date(top - 3 * hour).toISOString();
     const to = new Date(top - hour).toISOString();
@@ -115,9 +115,9 @@ describe('schedules', () => {
     expect(deleted.status).toBe(200);
     expect(deleted.body.schedule).toMatchObject({ id: 'doomed', kind: 'doomed.job' });
     expect((await env.call('GET', '/api/schedules/doomed')).status).toBe(404);
-    const [{ fires }] = await env.query<{ fires: string }>(
+    const [{ fires }] = (await env.query<{ fires: string }>(
       `SELECT count(*) AS fires FROM cyclone_schedule_fires WHERE schedule_id = 'doomed'`,
-    );
+    )) as [{ fires: string }];
     expect(Number(fires)).toBe(0);
     for (const runId of runIds) expect((await env.client.getRun(runId)).state).toBe('running');
     expect((await env.call('DELETE', '/api/schedules/doomed')).status).toBe(404);

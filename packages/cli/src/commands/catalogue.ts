@@ -297,7 +297,7 @@ export const commandCatalogue: readonly (CommandSpec | CommandGroup)[] = [
   {
     name: 'dev',
     description:
-      'start an embedded PostgreSQL, a worker and the scheduler, and run the sample workflow live',
+      'start an embedded PostgreSQL, a worker, the scheduler and the dashboard, and run the sample workflow live',
     options: [
       {
         flags: '--data-dir <dir>',
@@ -306,13 +306,21 @@ export const commandCatalogue: readonly (CommandSpec | CommandGroup)[] = [
       },
       {
         flags: '--keep',
-        description: 'keep the engine running after the sample run, until Ctrl-C',
+        description: 'keep the engine and the dashboard running after the sample run, until Ctrl-C',
       },
+      {
+        flags: '--port <n>',
+        description: 'port of the dashboard and the HTTP API on 127.0.0.1 (0 picks a free one)',
+        default: '7300',
+      },
+      { flags: '--no-dashboard', description: 'serve neither the dashboard nor the HTTP API' },
     ],
     json: 'print errors as JSON',
     examples: [
       'cyclone dev',
       'cyclone dev --keep',
+      'cyclone dev --keep --port 7301',
+      'cyclone dev --no-dashboard',
       'cyclone dev --data-dir /tmp/cyclone-db',
       'cyclone dev --database-url postgres://postgres@localhost:5432/app',
     ],

@@ -1,37 +1,13 @@
 import { pino } from 'pino';
 import { Client } from '@cyclone/client';
 import { isCycloneError } from '@cyclone/core';
-import type * as ServerExports from '@cyclone/server';
-import { RefusedError, UsageError } from '../framework/cli-error.js';
+import { UsageError } from '../framework/cli-error.js';
 import { requireDatabaseUrl } from '../database/database-url.js';
 import { openPool, reachingDatabase } from '../database/database.js';
 import { poolerOptions } from '../database/pooler-options.js';
 import { awaitShutdown } from '../terminal/signals.js';
 import type { CommandContext } from '../framework/context.js';
-
-type ServerModule = typeof ServerExports;
-
-/**
- * Loads `@cyclone/server` only for `cyclone serve`, so the other commands never load the HTTP
- * stack; a missing package is a one-line refusal saying what to install.
- */
-export async function loadServerModule(
-  load: () => Promise<ServerModule> = () => import('@cyclone/server'),
-): Promise<ServerModule> {
-  try {
-    return await load();
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    const message = error instanceof Error ? error.message : '';
-    if (code === 'ERR_MODULE_NOT_FOUND' && message.includes('@cyclone/server')) {
-      throw new RefusedError(
-        '`cyclone serve` needs @cyclone/server, which is not installed: run `npm install @cyclone/server`',
-        'SERVER_MISSING',
-      );
-    }
-    throw error;
-  }
-}
+import { loadServerModule, portOption, type ServerModule } from '../serving/server-module.js';
 
 /** A non-empty option or environment variable, else undefined. */
 function secret(option: unknown, variable: string | undefined): string | undefined {
@@ -62,12 +38,7 @@ function list(option: unknown, variable: string | undefined): string[] {
  */
 export async function serveCommand(ctx: CommandContext): Promise<number> {
   const { output } = ctx;
-  const port = Number(ctx.options.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new UsageError(
-      `--port expects a port number from 0 to 65535, got "${String(ctx.options.port)}"`,
-    );
-  }
+  const port = portOption(ctx.options.port);
   const host = String(ctx.options.host);
   const token = secret(ctx.options.token, process.env.CYCLONE_TOKEN);
   const readOnlyToken = secret(ctx.options.readOnlyToken, process.env.CYCLONE_READ_ONLY_TOKEN);
