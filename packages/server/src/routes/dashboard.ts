@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Api } from '../http/api.js';
 import { errorBody } from '../http/http-errors.js';
@@ -6,20 +6,26 @@ import { errorBody } from '../http/http-errors.js';
 /** The dashboard's files, shipped in the package's `dashboard/` folder beside `src/` and `dist/`. */
 const folder = new URL('../../dashboard/', import.meta.url);
 
-const files: Readonly<Record<string, string>> = {
-  'index.html': 'text/html; charset=utf-8',
-  'app.js': 'text/javascript; charset=utf-8',
-  'style.css': 'text/css; charset=utf-8',
+/** The content type of each kind of file the dashboard serves; other files are not served. */
+const types: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
 };
 
-/** The files, read once: they are small and never change while the server runs. */
+/**
+ * The files, read once: they are small and never change while the server runs. The page is
+ * `index.html`; its script is `app.js` and the ES modules it imports, one per page.
+ */
 function load(): Map<string, { body: string; type: string }> {
-  return new Map(
-    Object.entries(files).map(([name, type]) => [
-      name,
-      { body: readFileSync(new URL(name, folder), 'utf8'), type },
-    ]),
-  );
+  const loaded = new Map<string, { body: string; type: string }>();
+  for (const name of readdirSync(folder)) {
+    const type = types[name.slice(name.lastIndexOf('.'))];
+    if (type !== undefined) {
+      loaded.set(name, { body: readFileSync(new URL(name, folder), 'utf8'), type });
+    }
+  }
+  return loaded;
 }
 
 /**
@@ -37,10 +43,12 @@ const Headers = {
 
 /** `/assets/{name}`. */
 const assetParams = z.strictObject({
-  name: z.string().meta({ description: 'A file of the dashboard: `app.js` or `style.css`' }),
+  name: z.string().meta({
+    description: 'A file of the dashboard: `app.js`, a module it imports, or `style.css`',
+  }),
 });
 
-/** The dashboard: a single page (`/`) and its two assets, with no build step and no CDN. */
+/** The dashboard: a single page (`/`) and its assets, with no build step and no CDN. */
 export function dashboardRoutes(api: Api): void {
   const assets = load();
   const serve = (name: string) => {
@@ -64,7 +72,7 @@ export function dashboardRoutes(api: Api): void {
       path: '/assets/{name}',
       operationId: 'getDashboardAsset',
       tag: 'dashboard',
-      summary: "The dashboard's script and style sheet",
+      summary: "The dashboard's script modules and style sheet",
       params: assetParams,
       answers: {
         200: {
