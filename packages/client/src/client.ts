@@ -1,12 +1,18 @@
 import type pg from 'pg';
 import {
+  checkRunInput,
   DefaultMaxReclaims,
   encodePayload,
   InputBytes,
   NotFoundError,
   parseWorkflowDefinition,
+  schemasOf,
   toMilliseconds,
+  ValidationError,
   type Duration,
+  type ResultOf,
+  type SubmitInputOf,
+  type ValidationIssue,
   type WorkflowDefinition,
 } from '@cyclone/core';
 import {
@@ -29,6 +35,7 @@ import {
   type SignalOptions,
   type SubmitOptions,
 } from './options.js';
+import type { RunId } from './run-id.js';
 import { RunWaiter } from './run-waiter.js';
 import { ScheduleApi } from './schedules.js';
 import { RunInspection } from './run-inspection.js';
@@ -84,9 +91,23 @@ export type ClientOptions = (
   readonly logger?: StoreLogger;
 };
 
-/** What `submit` and `enqueue` return. */
-export interface Submitted {
-  readonly runId: string;
+/**
+ * `submit`'s arguments after the definition: the input its schema takes (optional when the
+ * definition declares none, as before types), then the options.
+ */
+export type SubmitArguments<D> =
+  undefined extends SubmitInputOf<D>
+    ? [input?: SubmitInputOf<D>, options?: SubmitOptions]
+    : [input: SubmitInputOf<D>, options?: SubmitOptions];
+
+/** An issue of `submitMany`'s input `i`: a list path gains the input's position first. */
+function prefixed(i: number, path: ValidationIssue['path']): ValidationIssue['path'] {
+  return typeof path === 'string' ? `inputs[${i}].${path}` : [i, ...path];
+}
+
+/** What `submit` and `enqueue` return; `Result` is the run's result type (see `result`). */
+export interface Submitted<Result = Record<string, unknown>> {
+  readonly runId: RunId<Result>;
   /** False when an existing run with the same idempotency key was returned. */
   readonly created: boolean;
 }
@@ -137,13 +158,17 @@ export class Client extends RunInspection {
   /**
    * Starts a run of a workflow. The run and all of its steps are inserted in one transaction (the
    * caller's own with `tx`), so a run is never half-written; bad input is refused with a
-   * `ValidationError` before anything is written.
+   * `ValidationError` before anything is written. When the definition declares an input schema
+   * (`workflow(name, { input })`), TypeScript checks `input` against it and `submit` validates it
+   * first, storing the schema's value; its issues carry their paths as lists of keys. The same
+   * holds for the input schemas of child workflows the definition names by definition.
+   *
+   * @returns the run's id, typed with the run's result for `result` and `run(runId).result()`
    */
-  async submit(
-    definition: WorkflowDefinition,
-    input?: unknown,
-    options?: SubmitOptions,
-  ): Promise<Submitted> {
+  async submit<const D extends WorkflowDefinition>(
+    definition: D,
+    ...[input, options]: SubmitArguments<D>
+  ): Promise<Submitted<ResultOf<D>>> {
     const [submitted] = await this.submitRuns(definition, [input], options, false);
     return submitted!;
   }
@@ -151,12 +176,13 @@ export class Client extends RunInspection {
   /**
    * Starts many runs of one workflow in a single statement. With `idempotencyKey`, the key is
    * suffixed with each input's position (`key:0`, `key:1`, ...), however many inputs there are.
+   * Every input is validated against the definition's schema, as by `submit`, before any is written.
    */
-  async submitMany(
-    definition: WorkflowDefinition,
-    inputs: readonly unknown[],
+  async submitMany<const D extends WorkflowDefinition>(
+    definition: D,
+    inputs: readonly SubmitInputOf<D>[],
     options?: SubmitOptions,
-  ): Promise<Submitted[]> {
+  ): Promise<Submitted<ResultOf<D>>[]> {
     return this.submitRuns(definition, inputs, options, true);
   }
 
@@ -167,10 +193,12 @@ export class Client extends RunInspection {
     many: boolean,
   ): Promise<Submitted[]> {
     const opts = parseSubmitOptions(options);
+    // The schemas ride on the built object the caller holds; parsing makes a plain copy.
+    const values = await this.checkInputs(definition, inputs, many);
     const def = parseWorkflowDefinition(definition);
     const attributes = { workflow: def.name, runs: inputs.length };
     return traceSubmission('cyclone.submit', attributes, (traceContext) => {
-      const runs = inputs.map((input, i) =>
+      const runs = values.map((input, i) =>
         runOfDefinition(def, this.encodeInput(input, many ? `inputs[${i}]` : 'input'), {
           ...this.runOptions(opts, many ? i : undefined),
           traceContext,
@@ -178,6 +206,29 @@ export class Client extends RunInspection {
       );
       return this.insert(runs, opts.tx);
     });
+  }
+
+  /** Inputs validated against the definition's schemas: the values to store, or one refusal for all. */
+  private async checkInputs(
+    definition: WorkflowDefinition,
+    inputs: readonly unknown[],
+    many: boolean,
+  ): Promise<unknown[]> {
+    if (schemasOf(definition) === undefined) return [...inputs];
+    const name = JSON.stringify(definition.name);
+    if (!many) return [await checkRunInput(definition, inputs[0], `input of workflow ${name}`)];
+    const issues: ValidationIssue[] = [];
+    const values: unknown[] = [];
+    for (const [i, input] of inputs.entries()) {
+      try {
+        values.push(await checkRunInput(definition, input));
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        issues.push(...error.issues.map((issue) => ({ ...issue, path: prefixed(i, issue.path) })));
+      }
+    }
+    if (issues.length > 0) throw new ValidationError(`inputs of workflow ${name}`, issues);
+    return values;
   }
 
   /** Enqueues a standalone job: a run of one step of handler `kind`, named after its kind. */

@@ -13,7 +13,8 @@
  *
  * @packageDocumentation
  */
-export { Client, type ClientOptions, type Submitted } from './client.js';
+export { Client, type ClientOptions, type Submitted, type SubmitArguments } from './client.js';
+export type { RunId } from './run-id.js';
 export type { WaitOptions } from './run-inspection.js';
 export type { SubmitOptions, EnqueueOptions, RunOptions, SignalOptions } from './options.js';
 export { MaxIdempotencyKeyLength, MaxSignalIdLength } from './options.js';

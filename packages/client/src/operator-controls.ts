@@ -10,10 +10,9 @@ import {
 } from '@cyclone/store-postgres';
 import { parseExhaustedQuery, parseRedriveQuery } from './operator-queries.js';
 import { parseLookupName } from './options.js';
-import { RunHandle } from './run-handle.js';
 
 /** A run id that cannot name a run is an unknown run: refused before it reaches SQL. */
-function knownRunId(runId: string): string {
+export function knownRunId(runId: string): string {
   if (!isUuid(runId)) throw new NotFoundError('run', String(runId));
   return runId;
 }
@@ -74,11 +73,6 @@ export abstract class OperatorControls {
     parseLookupName(node, 'forceStep', 'node');
     const move = parseNodeMove('forceStep', options);
     return this.store.forceStep(knownRunId(runId), node, move);
-  }
-
-  /** The operator controls of one run (`pause`, `resume`). */
-  run(runId: string): RunHandle {
-    return new RunHandle(runId, this.store, knownRunId);
   }
 
   /**

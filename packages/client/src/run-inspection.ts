@@ -16,6 +16,9 @@ import {
 import { isUuid, type RunPage, type RunQuery } from '@cyclone/store-postgres';
 import { parseNodeLocator } from './node-locator.js';
 import { parseLookupName } from './options.js';
+import { knownRunId } from './operator-controls.js';
+import { RunHandle } from './run-handle.js';
+import type { RunId } from './run-id.js';
 import type { RunWaiter } from './run-waiter.js';
 import { ScheduleControls } from './schedule-controls.js';
 
@@ -144,18 +147,33 @@ export abstract class RunInspection extends ScheduleControls {
   }
 
   /**
+   * The controls of one run: `pause`, `resume`, and `result`, typed with the run's result when
+   * `runId` came from `submit` of a typed definition.
+   */
+  run<Result = Record<string, unknown>>(runId: RunId<Result>): RunHandle<Result> {
+    return new RunHandle<Result>(runId, this.store, knownRunId, (options) =>
+      this.result(runId, options),
+    );
+  }
+
+  /**
    * Waits for the run to end and returns the outputs of its completed leaf nodes by node name
-   * (for a standalone job: `{ [kind]: output }`).
+   * (for a standalone job: `{ [kind]: output }`). Typed with the run's result when `runId` came
+   * from `submit` of a typed definition (a leaf whose branch was cancelled is absent).
    *
    * @throws RunFailedError when the run failed or was cancelled
    */
-  async result(runId: string, options: WaitOptions = {}): Promise<Record<string, unknown>> {
+  async result<Result = Record<string, unknown>>(
+    runId: RunId<Result>,
+    options: WaitOptions = {},
+  ): Promise<Result> {
     const run = await this.wait(runId, options);
     if (run.state !== RunState.Completed) {
       throw new RunFailedError(run.id, run.state, run.errorKind, run.failedNode, run.error);
     }
     const leaves = await this.store.leafOutputs(runId);
-    return Object.fromEntries(leaves.map((l) => [l.node, l.output]));
+    // The leaf outputs by node name are what ResultOf<D> describes for a run of D.
+    return Object.fromEntries(leaves.map((l) => [l.node, l.output])) as Result;
   }
 
   /**

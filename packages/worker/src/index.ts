@@ -24,4 +24,12 @@ export { Worker, ShutdownAbortGraceMs, WorkerRegistrationRefreshMs } from './wor
 export { WorkerStartError, StepTimeoutError } from './errors.js';
 export type { WorkerOptions, StopOptions } from './options.js';
 export type { MetricsRegistry } from '@cyclone/scheduler';
-export type { StepContext, Handler } from './step-context.js';
+export type { StepContext, Handler, TaskContext, ItemContext } from './step-context.js';
+export {
+  handlersFor,
+  type NodeContext,
+  type NodeHandler,
+  type NodeHandlers,
+  type HandlersByKind,
+} from './node-handlers.js';
+export type { HandlersOption } from './handler-table.js';

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Duration, WorkflowDefinition } from '@cyclone/core';
 import type { PoolerMode } from '@cyclone/store-postgres';
 import type { MetricsRegistry } from '@cyclone/scheduler';
-import type { Handler } from './step-context.js';
+import type { HandlersOption } from './handler-table.js';
 
 /** Options of a {@link Worker}. */
 export interface WorkerOptions {
@@ -33,9 +33,12 @@ export interface WorkerOptions {
    * @defaultValue none: LISTEN on the main connection, or poll with `pooler: 'transaction'`
    */
   readonly listenConnectionString?: string;
-  /** Handlers by kind. The worker claims steps of exactly these kinds. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  readonly handlers: Readonly<Record<string, Handler<any, any>>>;
+  /**
+   * Handlers by kind, or a list of such maps (`[handlersFor(order, {...}), { 'emails.send': send }]`),
+   * merged: handlers from `handlersFor` of one kind dispatch by workflow and node, and at most one
+   * plain handler a kind takes the kind's other steps. The worker claims steps of exactly these kinds.
+   */
+  readonly handlers: HandlersOption;
   /** Workflows this worker serves; every task kind they use must have a handler here. */
   readonly workflows?: readonly WorkflowDefinition[];
   /**

@@ -9,7 +9,11 @@ import { StepTransaction, type StepTransactionDeps } from './step-transaction.js
  * retryable, `throw permanent(err)` discards the step, `throw snooze(d)` runs the same attempt
  * later.
  */
-export interface StepContext<Input = unknown, Item = unknown> {
+export interface StepContext<
+  Input = unknown,
+  Item = unknown,
+  Deps extends Readonly<Record<string, unknown>> = Readonly<Record<string, unknown>>,
+> {
   readonly runId: string;
   readonly stepId: string;
   /** The node's name; for a standalone job, its kind. */
@@ -21,7 +25,7 @@ export interface StepContext<Input = unknown, Item = unknown> {
   /** The run input, or the job's arguments. */
   readonly input: Input;
   /** Outputs of the upstream nodes, by node name; empty for a fan-out item task (see `item`). */
-  readonly deps: Readonly<Record<string, unknown>>;
+  readonly deps: Deps;
   /** Item tasks of a fan-out node: the element of the list and its position. */
   readonly item: Item | undefined;
   readonly index: number | undefined;
@@ -61,6 +65,25 @@ export interface StepContext<Input = unknown, Item = unknown> {
    */
   completeWithin<T>(tx: Queryable, output: T): Promise<T>;
 }
+
+/**
+ * What the handler of a task node of a typed definition receives (see `handlersFor`): the run
+ * input and the outputs of exactly the node's declared dependencies, typed.
+ */
+export type TaskContext<Input, Deps extends Readonly<Record<string, unknown>>> = StepContext<
+  Input,
+  undefined,
+  Deps
+> & { readonly item: undefined; readonly index: undefined };
+
+/**
+ * What the handler of a fan-out node's item tasks receives (see `handlersFor`): the run input and
+ * its item, an element of the source node's output; `deps` is empty.
+ */
+export type ItemContext<Input, Item> = StepContext<Input, Item, Readonly<Record<never, never>>> & {
+  readonly item: Item;
+  readonly index: number;
+};
 
 /** A step handler. */
 export type Handler<Input = unknown, Output = unknown> = (

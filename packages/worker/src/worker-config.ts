@@ -5,6 +5,7 @@ import {
   type ValidationIssue,
   type WorkflowDefinition,
 } from '@cyclone/core';
+import { buildHandlerTable, outputCheckedWorkflows } from './handler-table.js';
 import type { WorkerOptions } from './options.js';
 import type { Handler } from './step-context.js';
 
@@ -25,6 +26,8 @@ export interface WorkerConfig {
   /** The stop timeout of signal handling, in milliseconds; undefined when signals are not handled. */
   readonly signalStopMs: number | undefined;
   readonly random: () => number;
+  /** Definitions whose nodes declare output schemas, by workflow name: each output is checked. */
+  readonly outputChecks: ReadonlyMap<string, WorkflowDefinition>;
   /** The workflows registered on the worker, stored at start so any process can start them as child runs. */
   readonly workflows: readonly WorkflowDefinition[];
 }
@@ -42,15 +45,7 @@ export function resolveWorkerConfig(options: WorkerOptions): WorkerConfig {
       message: 'expected a connection string or a pg Pool (`pool`)',
     });
   }
-  const handlers = Object.entries(options?.handlers ?? {});
-  for (const [kind, handler] of handlers) {
-    if (typeof handler !== 'function') {
-      problems.push({
-        path: `handlers.${kind}`,
-        message: `expected a function, got ${typeof handler}`,
-      });
-    }
-  }
+  const table = buildHandlerTable(options?.handlers, problems);
   const concurrency = options?.concurrency ?? 10;
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     problems.push({
@@ -60,7 +55,7 @@ export function resolveWorkerConfig(options: WorkerOptions): WorkerConfig {
   }
   for (const def of options?.workflows ?? []) {
     for (const node of def.nodes) {
-      if ((node.type === 'task' || node.type === 'fan_out') && !options.handlers?.[node.kind]) {
+      if ((node.type === 'task' || node.type === 'fan_out') && !table.handlers.has(node.kind)) {
         problems.push({
           path: `workflows.${def.name}.nodes.${node.name}`,
           message: `needs a handler of kind "${node.kind}"; register it in handlers`,
@@ -86,8 +81,9 @@ export function resolveWorkerConfig(options: WorkerOptions): WorkerConfig {
 
   const leaseMs = toMilliseconds(options.leaseDuration ?? '30s', 'leaseDuration');
   return {
-    handlers: new Map(handlers as [string, Handler][]),
-    kinds: handlers.map(([kind]) => kind),
+    handlers: table.handlers,
+    kinds: [...table.handlers.keys()],
+    outputChecks: outputCheckedWorkflows(options.workflows ?? [], table.definitions),
     concurrency,
     prefetch: options.prefetch,
     leaseMs,

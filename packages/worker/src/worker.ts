@@ -134,6 +134,7 @@ export class Worker {
     this.executor = new Executor({
       metrics: stepMetrics,
       handlers: config.handlers,
+      outputChecks: config.outputChecks,
       logger: this.logger,
       recorder: this.recorder,
       outcome: config,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { permanent, ValidationError, workflow } from '@cyclone/core';
+import { permanent, ValidationError, workflow, type WorkflowDefinition } from '@cyclone/core';
 import { eventually, gate } from '../engine.js';
 import {
   eventRows,
@@ -120,7 +120,7 @@ describe('bad fan-out options', () => {
         .build();
       const edited = JSON.parse(JSON.stringify(good)) as { nodes: { maxParallel?: number }[] };
       edited.nodes[1]!.maxParallel = maxParallel;
-      const error = await engine.client.submit(edited as never, null).catch((e: unknown) => e);
+      const error = await engine.client.submit(edited as unknown as WorkflowDefinition, null).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ValidationError);
       expect(String((error as Error).message)).toContain('maxParallel');
     }
