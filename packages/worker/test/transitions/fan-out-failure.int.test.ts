@@ -120,7 +120,9 @@ describe('bad fan-out options', () => {
         .build();
       const edited = JSON.parse(JSON.stringify(good)) as { nodes: { maxParallel?: number }[] };
       edited.nodes[1]!.maxParallel = maxParallel;
-      const error = await engine.client.submit(edited as unknown as WorkflowDefinition, null).catch((e: unknown) => e);
+      const error = await engine.client
+        .submit(edited as unknown as WorkflowDefinition, null)
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ValidationError);
       expect(String((error as Error).message)).toContain('maxParallel');
     }
