@@ -5,8 +5,9 @@
  * handler starts after its claim committed and returns before its completion is written, so at no
  * instant do more handlers of a kind run than the table counts running steps.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import type { FixtureLine } from './processes.js';
+import { TableSampler } from './table-sampler.js';
 
 /** The highest counts a {@link CapSampler} saw. */
 export interface CapSamples {
@@ -19,50 +20,31 @@ export interface CapSamples {
 }
 
 /** Reads the running steps of `kind` in a loop until {@link CapSampler.stop}. */
-export class CapSampler {
-  private readonly client: pg.Client;
-  private running = true;
-  private loop: Promise<void> | undefined;
-  private samples = 0;
+export class CapSampler extends TableSampler<CapSamples> {
   private maxRunning = 0;
   private maxPerKey = 0;
 
   constructor(
     url: string,
     private readonly kind: string,
-    /** Pause between reads: a read itself takes about a millisecond. */
-    private readonly everyMs = 2,
+    everyMs?: number,
   ) {
-    this.client = new pg.Client({ connectionString: url, application_name: 'fault-cap-sampler' });
+    super(url, 'fault-cap-sampler', everyMs);
   }
 
-  async start(): Promise<this> {
-    await this.client.connect();
-    this.loop = this.sample();
-    return this;
+  protected async read(client: pg.Client): Promise<void> {
+    const { rows } = await client.query<{ total: number; per_key: number }>(
+      `SELECT coalesce(sum(n), 0)::int AS total, coalesce(max(n), 0)::int AS per_key
+       FROM (SELECT count(*) AS n FROM cyclone_steps
+             WHERE kind = $1 AND state = 'running' GROUP BY concurrency_key) k`,
+      [this.kind],
+    );
+    const row = rows[0]!;
+    this.maxRunning = Math.max(this.maxRunning, row.total);
+    this.maxPerKey = Math.max(this.maxPerKey, row.per_key);
   }
 
-  private async sample(): Promise<void> {
-    while (this.running) {
-      const { rows } = await this.client.query<{ total: number; per_key: number }>(
-        `SELECT coalesce(sum(n), 0)::int AS total, coalesce(max(n), 0)::int AS per_key
-         FROM (SELECT count(*) AS n FROM cyclone_steps
-               WHERE kind = $1 AND state = 'running' GROUP BY concurrency_key) k`,
-        [this.kind],
-      );
-      const row = rows[0]!;
-      this.samples += 1;
-      this.maxRunning = Math.max(this.maxRunning, row.total);
-      this.maxPerKey = Math.max(this.maxPerKey, row.per_key);
-      await new Promise((resolve) => setTimeout(resolve, this.everyMs));
-    }
-  }
-
-  /** Stops sampling and resolves with what was seen. */
-  async stop(): Promise<CapSamples> {
-    this.running = false;
-    await this.loop;
-    await this.client.end();
+  protected seen(): CapSamples {
     return { samples: this.samples, maxRunning: this.maxRunning, maxPerKey: this.maxPerKey };
   }
 }
