@@ -1,10 +1,12 @@
 /**
- * Counts and lists in the docs that follow the code: the store's layers, the scheduler's scanners
- * and core's error codes. Each is read from the source here, so a layer, a scanner or an error code
- * added without its line in the docs fails.
+ * Counts and lists in the docs that follow the code: the store's layers, the scheduler's scanners,
+ * core's error codes, and the store's tables (from the migrations) and source folders. Each is read
+ * from the source here, so a layer, a scanner, an error code, a table or a folder added without its
+ * line in the docs fails.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { backquoted, tableStartingWith } from './markdown-tables.js';
 import { inRepo } from './support.js';
 
 const NUMBER_WORDS = [
@@ -58,5 +60,55 @@ describe("packages/core/README.md's errors", () => {
     const readme = read('packages/core/README.md');
     const errors = readme.slice(readme.indexOf('## Errors'));
     expect(codes.filter((code) => !errors.includes(`\`${code}\``))).toEqual([]);
+  });
+});
+
+describe("packages/store-postgres/README.md's tables and folders", () => {
+  const readme = read('packages/store-postgres/README.md');
+
+  it('lists every table the migrations create, and no other', () => {
+    const migrations = readdirSync(inRepo('migrations'))
+      .filter((file) => file.endsWith('.sql'))
+      .map((file) => read(`migrations/${file}`))
+      .join('\n');
+    const created = new Set(
+      [...migrations.matchAll(/CREATE TABLE "(cyclone_\w+)"(?! PARTITION OF)/g)].map((m) => m[1]!),
+    );
+    for (const [, dropped] of migrations.matchAll(/DROP TABLE (?:IF EXISTS )?"?(cyclone_\w+)/g))
+      created.delete(dropped!);
+    expect(created.size).toBeGreaterThan(10);
+    const section = readme.slice(readme.indexOf('## Tables'));
+    const documented = tableStartingWith(section, 'table', 'the Tables section')
+      .rows.filter((row) => !row[0]!.includes('(a view)'))
+      .flatMap((row) => backquoted(row[0]!));
+    expect([...created].filter((table) => !documented.includes(table))).toEqual([]);
+    expect(documented.filter((table) => !created.has(table))).toEqual([]);
+  });
+
+  it("names every folder of src/tables in the layers' table, and no other", () => {
+    const folders = readdirSync(inRepo('packages/store-postgres/src/tables'), {
+      withFileTypes: true,
+    })
+      .filter((entry) => entry.isDirectory() && entry.name !== 'transitions')
+      .map((entry) => `${entry.name}/`);
+    const layer = tableStartingWith(readme, 'layer', 'packages/store-postgres/README.md').rows.find(
+      (row) => row[1]!.includes('tables/<table>/'),
+    );
+    const named = backquoted(layer![2]!);
+    expect(folders.length).toBeGreaterThan(10);
+    expect(folders.filter((folder) => !named.includes(folder))).toEqual([]);
+    expect(named.filter((folder) => !folders.includes(folder))).toEqual([]);
+  });
+
+  it("names every folder of src in the layers' table, and no other", () => {
+    const entries = readdirSync(inRepo('packages/store-postgres/src'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() || /^[\w-]+\.ts$/.test(entry.name))
+      .filter((entry) => !entry.name.endsWith('.test.ts'))
+      .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name));
+    const named = tableStartingWith(readme, 'layer', 'packages/store-postgres/README.md')
+      .rows.flatMap((row) => backquoted(row[1]!))
+      .map((name) => name.replace(/^tables\/.*$/, 'tables/'));
+    expect(entries.filter((entry) => !named.includes(entry))).toEqual([]);
+    expect([...new Set(named)].filter((entry) => !entries.includes(entry))).toEqual([]);
   });
 });
