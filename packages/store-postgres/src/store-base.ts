@@ -8,9 +8,9 @@ import { poolerModeOf, type PoolerMode } from './db/pooler.js';
 import { StatementCompiler } from './db/statement.js';
 import { tablesIn, type Tables } from './db/tables.js';
 import { defaultMigrationsFolder } from './migration/migrate.js';
-import { settleFollowUps } from './settlement/settle-follow-ups.js';
+import { settleAfterCommit } from './settlement/settle-after-commit.js';
 import { WorkFailure } from './db/work-failure.js';
-import type { Settled } from './settlement/settled.js';
+import type { WithFollowUps } from './settlement/settle-after-commit.js';
 import type { PostgresStoreOptions } from './store-options.js';
 
 /**
@@ -75,9 +75,12 @@ export abstract class StoreBase {
    * after-commit step of the store. A settlement that fails there is logged and left to the
    * `settle-pending` scanner; the operation's result stands.
    */
-  protected async settled<T>(operation: string, work: () => Promise<Settled<T>>): Promise<T> {
+  protected async guardAndSettle<T>(
+    operation: string,
+    work: () => Promise<WithFollowUps<T>>,
+  ): Promise<T> {
     const { value, followUps } = await this.guard(operation, work);
-    if (followUps.length > 0) await settleFollowUps(this.exec, followUps, this.logger);
+    if (followUps.length > 0) await settleAfterCommit(this.exec, followUps, this.logger);
     return value;
   }
 }

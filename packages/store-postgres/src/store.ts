@@ -67,7 +67,7 @@ import { claim } from './execution/claim.js';
 import { LimitedKinds } from './execution/limited-kinds.js';
 import { completeAll } from './execution/complete.js';
 import { completeInTransaction, completeWithin } from './execution/complete-in-transaction.js';
-import { settleFollowUps } from './settlement/settle-follow-ups.js';
+import { settleAfterCommit } from './settlement/settle-after-commit.js';
 import { fail } from './execution/fail.js';
 import { heartbeat } from './execution/heartbeat.js';
 import { release } from './execution/release.js';
@@ -102,7 +102,7 @@ import {
   resumeSchedule,
   upsertSchedule,
 } from './schedules/schedule-commands.js';
-import { settlePending } from './settlement/settle-pending.js';
+import { settlePending } from './maintenance/settle-pending.js';
 import { deliverSignal } from './submission/deliver-signal.js';
 import { enqueue } from './submission/enqueue.js';
 import { submit } from './submission/submit.js';
@@ -133,7 +133,7 @@ export class PostgresStore extends StoreBase implements CycloneStore {
 
   submit(runs: readonly NewRun[], tx?: Queryable): Promise<SubmittedRun[]> {
     const db = tx ? this.exec.on(tx) : this.exec;
-    return this.settled('submit', () => submit(db, runs, tx !== undefined));
+    return this.guardAndSettle('submit', () => submit(db, runs, tx !== undefined));
   }
 
   enqueue(jobs: NewJobs, tx?: Queryable): Promise<SubmittedRun[]> {
@@ -142,7 +142,7 @@ export class PostgresStore extends StoreBase implements CycloneStore {
   }
 
   signal(delivery: SignalDelivery): Promise<SignalReceipt> {
-    return this.settled('signal', () => deliverSignal(this.exec, delivery));
+    return this.guardAndSettle('signal', () => deliverSignal(this.exec, delivery));
   }
 
   claim(request: ClaimRequest): Promise<ClaimedStep[]> {
@@ -150,14 +150,14 @@ export class PostgresStore extends StoreBase implements CycloneStore {
   }
 
   complete(completions: readonly Completion[]): Promise<Set<string>> {
-    return this.settled('complete', () => completeAll(this.exec, completions));
+    return this.guardAndSettle('complete', () => completeAll(this.exec, completions));
   }
 
   completeInTransaction<T>(
     held: HeldStep,
     work: TransactionalWork<T>,
   ): Promise<TransactionalCompletion<T>> {
-    return this.settled('completeInTransaction', () =>
+    return this.guardAndSettle('completeInTransaction', () =>
       completeInTransaction(this.exec, this.transactionPool, held, work),
     );
   }
@@ -167,11 +167,11 @@ export class PostgresStore extends StoreBase implements CycloneStore {
   }
 
   settleCommitted(runIds: readonly string[]): Promise<void> {
-    return settleFollowUps(this.exec, runIds, this.logger);
+    return settleAfterCommit(this.exec, runIds, this.logger);
   }
 
   fail(failure: Failure): Promise<FailureOutcome> {
-    return this.settled('fail', () => fail(this.exec, failure));
+    return this.guardAndSettle('fail', () => fail(this.exec, failure));
   }
 
   snooze(stepId: string, claimToken: string, delayMs: number): Promise<boolean> {
@@ -227,11 +227,11 @@ export class PostgresStore extends StoreBase implements CycloneStore {
   }
 
   fireDueWaits(limit = 100): Promise<DueWaitsResult> {
-    return this.settled('fireDueWaits', () => fireDueWaits(this.exec, limit));
+    return this.guardAndSettle('fireDueWaits', () => fireDueWaits(this.exec, limit));
   }
 
   reclaimExpired(limit = 500): Promise<number> {
-    return this.settled('reclaimExpired', () => reclaimExpired(this.exec, limit));
+    return this.guardAndSettle('reclaimExpired', () => reclaimExpired(this.exec, limit));
   }
 
   settlePending(limit = 100): Promise<number> {
@@ -239,11 +239,11 @@ export class PostgresStore extends StoreBase implements CycloneStore {
   }
 
   failUnservedSteps(sweep: UnservedStepsSweep): Promise<number> {
-    return this.settled('failUnservedSteps', () => failUnservedSteps(this.exec, sweep));
+    return this.guardAndSettle('failUnservedSteps', () => failUnservedSteps(this.exec, sweep));
   }
 
   expireRunDeadlines(limit = 100): Promise<number> {
-    return this.settled('expireRunDeadlines', () => expireRunDeadlines(this.exec, limit));
+    return this.guardAndSettle('expireRunDeadlines', () => expireRunDeadlines(this.exec, limit));
   }
 
   deleteFinishedRuns(retentionMs: number, limit = 500): Promise<number> {
@@ -279,15 +279,15 @@ export class PostgresStore extends StoreBase implements CycloneStore {
   }
 
   cancelRun(runId: string): Promise<void> {
-    return this.settled('cancelRun', () => cancelRun(this.exec, runId));
+    return this.guardAndSettle('cancelRun', () => cancelRun(this.exec, runId));
   }
 
   retryRun(runId: string, request: RetryRequest): Promise<{ retried: number; reopened: number }> {
-    return this.settled('retryRun', () => retryRun(this.exec, runId, request));
+    return this.guardAndSettle('retryRun', () => retryRun(this.exec, runId, request));
   }
 
   forceStep(runId: string, node: string, move: NodeMoveRequest): Promise<ForcedMove> {
-    return this.settled('forceStep', () => forceStep(this.exec, runId, node, move));
+    return this.guardAndSettle('forceStep', () => forceStep(this.exec, runId, node, move));
   }
 
   async pauseRun(runId: string): Promise<void> {
@@ -295,7 +295,7 @@ export class PostgresStore extends StoreBase implements CycloneStore {
   }
 
   async resumeRun(runId: string): Promise<void> {
-    await this.settled('resumeRun', () => resumeRun(this.exec, runId));
+    await this.guardAndSettle('resumeRun', () => resumeRun(this.exec, runId));
   }
 
   listExhausted(query: ExhaustedQuery = {}): Promise<ExhaustedPage> {
@@ -331,7 +331,7 @@ export class PostgresStore extends StoreBase implements CycloneStore {
   }
 
   redrive(query: RedriveQuery = {}): Promise<RedriveResult> {
-    return this.settled('redrive', () => redrive(this.exec, query));
+    return this.guardAndSettle('redrive', () => redrive(this.exec, query));
   }
 
   getRun(runId: string): Promise<RunStatus | undefined> {
@@ -419,7 +419,7 @@ export class PostgresStore extends StoreBase implements CycloneStore {
   }
 
   backfillSchedule(id: string, from: Date, to: Date): Promise<BackfillResult | undefined> {
-    return this.settled('backfillSchedule', () => backfillSchedule(this.exec, id, from, to));
+    return this.guardAndSettle('backfillSchedule', () => backfillSchedule(this.exec, id, from, to));
   }
 
   databaseNow(): Promise<Date> {
@@ -427,7 +427,7 @@ export class PostgresStore extends StoreBase implements CycloneStore {
   }
 
   fireDueSchedules(pass: FireDueSchedulesPass): Promise<FireDueSchedulesResult> {
-    return this.settled('fireDueSchedules', () => fireDueSchedules(this.exec, pass));
+    return this.guardAndSettle('fireDueSchedules', () => fireDueSchedules(this.exec, pass));
   }
 
   subscribe(listener: StoreListener): Promise<Subscription> {

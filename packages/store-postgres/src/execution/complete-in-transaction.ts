@@ -9,7 +9,7 @@ import type {
 import type { Executor } from '../db/executor.js';
 import { withTransaction } from '../db/transaction.js';
 import { WorkFailure } from '../db/work-failure.js';
-import { settled, type Settled } from '../settlement/settled.js';
+import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 import { recordCompletions } from './complete.js';
 
 /** Thrown inside the transaction to roll it back when the fence refused the completion. */
@@ -41,7 +41,7 @@ export async function completeInTransaction<T>(
   pool: pg.Pool,
   held: HeldStep,
   work: TransactionalWork<T>,
-): Promise<Settled<TransactionalCompletion<T>>> {
+): Promise<WithFollowUps<TransactionalCompletion<T>>> {
   try {
     return await withTransaction(
       pool,
@@ -56,12 +56,12 @@ export async function completeInTransaction<T>(
         const { outputJson, value } = output;
         const recorded = await completeWithin(db.on(client), { stepId, claimToken, outputJson });
         if (!recorded.accepted) throw new Refused();
-        return settled({ completed: true, value }, recorded.followUps);
+        return withFollowUps({ completed: true, value }, recorded.followUps);
       },
       1,
     );
   } catch (error) {
-    if (error instanceof Refused) return settled({ completed: false });
+    if (error instanceof Refused) return withFollowUps({ completed: false });
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 import { EventType, StepState, StepTrigger, stepChange } from '@cyclone/core';
 import type { Completion } from '../contract/worker-store.js';
 import type { Executor } from '../db/executor.js';
-import { settled, type Settled } from '../settlement/settled.js';
+import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 import { prefixed, singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { afterCompletion } from '../tables/steps/after-completion.js';
 import {
@@ -36,8 +36,8 @@ const changes: Omit<CompleteStepsParams, 'stepIds' | 'claimTokens' | 'outputs'> 
 export function completeAll(
   db: Executor,
   completions: readonly Completion[],
-): Promise<Settled<Set<string>>> {
-  if (completions.length === 0) return Promise.resolve(settled(new Set<string>()));
+): Promise<WithFollowUps<Set<string>>> {
+  if (completions.length === 0) return Promise.resolve(withFollowUps(new Set<string>()));
   return db.retrying((exec) => recordCompletions(exec, completions));
 }
 
@@ -49,9 +49,9 @@ export function completeAll(
 export async function recordCompletions(
   db: Executor,
   completions: readonly Completion[],
-): Promise<Settled<Set<string>>> {
+): Promise<WithFollowUps<Set<string>>> {
   const rows = await completeSteps(db, { ...changes, ...completionsInput(completions) });
   const marked = new Set<string>();
   for (const row of rows) if (row.what === 'settle' && row.id) marked.add(row.id);
-  return settled(acceptedCompletions(completions, rows), marked);
+  return withFollowUps(acceptedCompletions(completions, rows), marked);
 }

@@ -2,7 +2,7 @@ import { ErrorKind, StepState, StepTrigger, stepChange, EventType } from '@cyclo
 import type { Failure, FailureOutcome } from '../contract/worker-store.js';
 import type { Executor } from '../db/executor.js';
 import { discardAndSettle } from '../settlement/discard-and-settle.js';
-import { settled, type Settled } from '../settlement/settled.js';
+import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 import { requeue } from './requeue.js';
 
 const discardPermanent = stepChange(StepTrigger.PermanentError, StepState.Exhausted);
@@ -13,7 +13,7 @@ const discardExhausted = stepChange(StepTrigger.AttemptsExhausted, StepState.Exh
  * was the last attempt; a permanent one, or the last attempt, discards the step and settles the
  * run (fail-fast, or branch cancellation) in the same transaction.
  */
-export async function fail(db: Executor, failure: Failure): Promise<Settled<FailureOutcome>> {
+export async function fail(db: Executor, failure: Failure): Promise<WithFollowUps<FailureOutcome>> {
   // A transient failure (the input could not be read) charges no attempt, so it never exhausts
   // the step: it goes back to available at the same attempt, however many attempts are left.
   const exhausted =
@@ -33,7 +33,7 @@ export async function fail(db: Executor, failure: Failure): Promise<Settled<Fail
       eventType: EventType.StepRetryScheduled,
       detail: { attempt: failure.attempts + 1, delayMs: failure.retryDelayMs },
     });
-    return settled(moved ? 'retried' : 'fenced');
+    return withFollowUps(moved ? 'retried' : 'fenced');
   }
   const discarded = await discardAndSettle(db, failure.stepId, failure.claimToken, {
     change: failure.errorKind === ErrorKind.Permanent ? discardPermanent : discardExhausted,
@@ -43,5 +43,5 @@ export async function fail(db: Executor, failure: Failure): Promise<Settled<Fail
     chargeAttempt: true,
     detail: { attempt: failure.attempts + 1 },
   });
-  return settled(discarded.value ? 'discarded' : 'fenced', discarded.followUps);
+  return withFollowUps(discarded.value ? 'discarded' : 'fenced', discarded.followUps);
 }

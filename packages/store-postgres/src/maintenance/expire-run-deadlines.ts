@@ -12,7 +12,7 @@ import type { Executor } from '../db/executor.js';
 import { endRunSteps } from '../tables/steps/end-run-steps.js';
 import { moveRun, terminalMove } from '../tables/runs/move-run.js';
 import { changeParams } from '../tables/transitions/change-params.js';
-import { settled, type Settled } from '../settlement/settled.js';
+import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 import { lockRun } from '../tables/runs/lock-run.js';
 import { findExpiredRuns } from '../tables/runs/find-expired-runs.js';
 import { cancelChildRuns } from '../settlement/cancel-child-runs.js';
@@ -31,7 +31,10 @@ export const RunDeadlineError = 'run deadline exceeded';
  * parent is a follow-up. A run that a writer moved meanwhile (paused, ended) is skipped. Bounded
  * by `limit` runs a pass; running it again does nothing more. `value` is how many runs it failed.
  */
-export async function expireRunDeadlines(db: Executor, limit = 100): Promise<Settled<number>> {
+export async function expireRunDeadlines(
+  db: Executor,
+  limit = 100,
+): Promise<WithFollowUps<number>> {
   let failed = 0;
   const followUps: string[] = [];
   for (const { id } of await findExpiredRuns(db, { runningState: RunState.Running, limit })) {
@@ -61,5 +64,5 @@ export async function expireRunDeadlines(db: Executor, limit = 100): Promise<Set
     failed++;
     if (moved.parent_run_id !== null) followUps.push(moved.parent_run_id);
   }
-  return settled(failed, followUps);
+  return withFollowUps(failed, followUps);
 }

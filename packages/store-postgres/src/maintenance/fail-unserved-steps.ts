@@ -5,8 +5,8 @@ import { claimChangeParams } from '../tables/steps/claim-change.js';
 import { discardParams } from '../settlement/discard-and-settle.js';
 import { discardStep } from '../tables/steps/discard-step.js';
 import { lockRunOfStep } from '../tables/runs/lock-run-of-step.js';
-import { settleRun } from '../settlement/settle-run.js';
-import { settled, type Settled } from '../settlement/settled.js';
+import { settleInTransaction } from '../settlement/settle-in-transaction.js';
+import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 import { claimStep } from '../tables/steps/claim-step.js';
 import { findUnservedSteps } from '../tables/steps/find-unserved-steps.js';
 
@@ -21,7 +21,7 @@ const discardPermanent = stepChange(StepTrigger.PermanentError, StepState.Exhaus
 export async function failUnservedSteps(
   db: Executor,
   p: UnservedStepsSweep,
-): Promise<Settled<number>> {
+): Promise<WithFollowUps<number>> {
   const steps = await findUnservedSteps(db, {
     livenessMs: p.livenessMs,
     graceMs: p.graceMs,
@@ -49,11 +49,11 @@ export async function failUnservedSteps(
           detail: { reason: 'unserved_kind' },
         }),
       );
-      return settleRun(tx, step.run_id);
+      return settleInTransaction(tx, step.run_id);
     });
     if (done === undefined) continue;
     failed++;
     followUps.push(...done);
   }
-  return settled(failed, followUps);
+  return withFollowUps(failed, followUps);
 }

@@ -3,8 +3,8 @@ import { singleFrom } from '../tables/transitions/change-params.js';
 import type { DueWaitsResult } from '../contract/maintenance-store.js';
 import type { Executor } from '../db/executor.js';
 import { lockRunOfStep } from '../tables/runs/lock-run-of-step.js';
-import { settleRunAndClearMarker } from '../settlement/settle-run.js';
-import { settled, type Settled } from '../settlement/settled.js';
+import { settleInTransaction } from '../settlement/settle-in-transaction.js';
+import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 import { completeNodes } from '../settlement/complete-nodes.js';
 import { DueWaitStates, findDueWaits } from '../tables/waits/find-due-waits.js';
 import { lockDueWait } from '../tables/waits/lock-due-wait.js';
@@ -45,7 +45,10 @@ const lapsed = {
  * child run leaves the child's parent as a follow-up. Due times are the database clock's; a wait
  * that moved on meanwhile is skipped, so the pass is safe to run again and on several replicas.
  */
-export async function fireDueWaits(db: Executor, limit = 100): Promise<Settled<DueWaitsResult>> {
+export async function fireDueWaits(
+  db: Executor,
+  limit = 100,
+): Promise<WithFollowUps<DueWaitsResult>> {
   const due = await findDueWaits(db, {
     limit,
     signalWaitTypes: SignalWaitTypes,
@@ -76,7 +79,7 @@ export async function fireDueWaits(db: Executor, limit = 100): Promise<Settled<D
       if (!completion.completed.has(id)) return undefined;
       // The run's parent (when the wait completed a child run) is a follow-up.
       const next = [...completion.marked].filter((r) => r !== run.id);
-      if (completion.marked.has(run.id)) next.push(...(await settleRunAndClearMarker(tx, run.id)));
+      if (completion.marked.has(run.id)) next.push(...(await settleInTransaction(tx, run.id)));
       return next;
     });
     if (done === undefined) continue;
@@ -84,5 +87,5 @@ export async function fireDueWaits(db: Executor, limit = 100): Promise<Settled<D
     else result.lapsed += 1;
     followUps.push(...done);
   }
-  return settled(result, followUps);
+  return withFollowUps(result, followUps);
 }

@@ -1,8 +1,8 @@
 import { StepState } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
 import { lockRunOfStep } from '../tables/runs/lock-run-of-step.js';
-import { settleRunAndClearMarker } from '../settlement/settle-run.js';
-import { settled, type Settled } from '../settlement/settled.js';
+import { settleInTransaction } from '../settlement/settle-in-transaction.js';
+import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 import { lockDueWait } from '../tables/waits/lock-due-wait.js';
 import { discardChild } from '../settlement/advance-children.js';
 import { cancelChildRuns } from '../settlement/cancel-child-runs.js';
@@ -15,24 +15,24 @@ import { lapseChild } from '../tables/children/child-changes.js';
  * settled (fail-fast, or branch cancellation). A node that moved on meanwhile (its child ended, a
  * pause moved its deadline) is left alone. `value` is whether it lapsed the node.
  */
-export function lapseChildNode(db: Executor, stepId: string): Promise<Settled<boolean>> {
+export function lapseChildNode(db: Executor, stepId: string): Promise<WithFollowUps<boolean>> {
   return db.transaction(async (tx) => {
     const run = await lockRunOfStep(tx, { stepId });
-    if (!run) return settled(false);
+    if (!run) return withFollowUps(false);
     const wait = await lockDueWait(tx, {
       stepId,
       waitingState: StepState.WaitingChild,
       timer: false,
     });
-    if (!wait) return settled(false);
+    if (!wait) return withFollowUps(false);
     const discarded = await discardChild(
       tx,
       stepId,
       lapseChild,
       'the child run did not finish within the maxWait of its child node',
     );
-    if (!discarded) return settled(false);
+    if (!discarded) return withFollowUps(false);
     await cancelChildRuns(tx, [{ child_run_id: discarded.childRunId }]);
-    return settled(true, await settleRunAndClearMarker(tx, run.id));
+    return withFollowUps(true, await settleInTransaction(tx, run.id));
   });
 }

@@ -1,7 +1,7 @@
 import { ErrorKind, RunState, StepState, StepTrigger, stepChange } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
 import { discardAndSettle } from '../settlement/discard-and-settle.js';
-import { settled, type Settled } from '../settlement/settled.js';
+import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 import { prefixed, singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { findReclaimLimited } from '../tables/steps/find-reclaim-limited.js';
 import { reclaimExpiredLeases } from '../tables/steps/reclaim-expired-leases.js';
@@ -18,7 +18,7 @@ const discardReclaimLimit = stepChange(StepTrigger.ReclaimLimit, StepState.Exhau
  * charged, no backoff), or are discarded with `reclaim_limit` once reclaimed `maxReclaims`
  * times, each discard settling its run. `value` is how many steps it moved.
  */
-export async function reclaimExpired(db: Executor, limit = 500): Promise<Settled<number>> {
+export async function reclaimExpired(db: Executor, limit = 500): Promise<WithFollowUps<number>> {
   const moved = await db.retrying((exec) =>
     reclaimExpiredLeases(exec, {
       limit,
@@ -42,5 +42,5 @@ export async function reclaimExpired(db: Executor, limit = 500): Promise<Settled
     if (gone.value) discarded++;
     followUps.push(...gone.followUps);
   }
-  return settled(moved.length + discarded, followUps);
+  return withFollowUps(moved.length + discarded, followUps);
 }

@@ -1,6 +1,6 @@
 import type { Executor } from '../db/executor.js';
 import { cancelRunTree } from '../settlement/cancel-run-tree.js';
-import { settled, type Settled } from '../settlement/settled.js';
+import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 
 /**
  * Cancels a running or paused run (see `cancelRunTree`) in one transaction. A cancelled child run
@@ -9,9 +9,9 @@ import { settled, type Settled } from '../settlement/settled.js';
  * @throws NotFoundError for an unknown run; AlreadyTerminalError (reason `terminal`) for a
  *   terminal one, and nothing changes
  */
-export async function cancelRun(db: Executor, runId: string): Promise<Settled<void>> {
+export async function cancelRun(db: Executor, runId: string): Promise<WithFollowUps<void>> {
   const cancelled = await db.transaction((tx) =>
     cancelRunTree(tx, runId, { refuseTerminal: true }),
   );
-  return settled(undefined, cancelled.parentRunId === null ? [] : [cancelled.parentRunId]);
+  return withFollowUps(undefined, cancelled.parentRunId === null ? [] : [cancelled.parentRunId]);
 }

@@ -27,8 +27,8 @@ import { loadRunNodes } from '../tables/steps/load-run-nodes.js';
 import { promoteReady, promoteTask } from '../tables/steps/promote-ready.js';
 import { changeParams, singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { cancelChildRuns } from '../settlement/cancel-child-runs.js';
-import { settleRunAndClearMarker } from '../settlement/settle-run.js';
-import { settled, type Settled } from '../settlement/settled.js';
+import { settleInTransaction } from '../settlement/settle-in-transaction.js';
+import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 
 const cancelBranch = changeParams(stepChange(StepTrigger.CancelBranch, StepState.Cancelled));
 const itemCancellation = changeParams(cancelItem);
@@ -60,7 +60,7 @@ export function forceStep(
   runId: string,
   node: string,
   move: NodeMoveRequest,
-): Promise<Settled<ForcedMove>> {
+): Promise<WithFollowUps<ForcedMove>> {
   return db.transaction(async (tx) => {
     const run = await lockRun(tx, { runId });
     if (!run) throw new NotFoundError('run', runId);
@@ -135,7 +135,7 @@ export function forceStep(
     if (move.to === StepState.Completed && run.state === RunState.Running) {
       await promoteReady(tx, { runId, ...promotion, taskType: NodeType.Task });
     }
-    const followUps = await settleRunAndClearMarker(tx, runId);
+    const followUps = await settleInTransaction(tx, runId);
     const value: ForcedMove = {
       runId,
       node,
@@ -144,6 +144,6 @@ export function forceStep(
       to: move.to,
       forced: move.force,
     };
-    return settled(value, followUps);
+    return withFollowUps(value, followUps);
   });
 }

@@ -2,7 +2,7 @@ import { isCycloneError, StepState } from '@cyclone/core';
 import type { RedriveQuery, RedriveResult } from '../contract/operator-store.js';
 import type { Executor } from '../db/executor.js';
 import { findExhausted } from './find-exhausted.js';
-import { settled, type Settled } from '../settlement/settled.js';
+import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 import { retryRun } from './retry-run.js';
 
 /**
@@ -13,7 +13,7 @@ import { retryRun } from './retry-run.js';
 export async function redrive(
   db: Executor,
   query: RedriveQuery = {},
-): Promise<Settled<RedriveResult>> {
+): Promise<WithFollowUps<RedriveResult>> {
   const rows = await findExhausted(db, {
     discardedState: StepState.Exhausted,
     reason: query.reason ?? null,
@@ -39,5 +39,5 @@ export async function redrive(
       if (!isCycloneError(error) || error.code === 'DATABASE_QUERY_FAILED') throw error;
     }
   }
-  return settled({ retried, runs }, followUps);
+  return withFollowUps({ retried, runs }, followUps);
 }

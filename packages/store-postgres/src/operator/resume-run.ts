@@ -14,8 +14,8 @@ import {
 import type { Executor } from '../db/executor.js';
 import { changeParams, singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { lockRun } from '../tables/runs/lock-run.js';
-import { settleRunAndClearMarker } from '../settlement/settle-run.js';
-import { settled, type Settled } from '../settlement/settled.js';
+import { settleInTransaction } from '../settlement/settle-in-transaction.js';
+import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 import { moveRun, openMove } from '../tables/runs/move-run.js';
 import { promoteReady, promoteTask } from '../tables/steps/promote-ready.js';
 import { assertRunMove } from '../settlement/run-refusal.js';
@@ -42,7 +42,7 @@ function resumedTypes(to: StepState): readonly NodeTypeValue[] {
  * @throws NotFoundError for an unknown run; NotPausedError for a run that is not paused (reason
  *   `terminal` for a terminal run, `invalid-entry` for a running one); nothing changes
  */
-export function resumeRun(db: Executor, runId: string): Promise<Settled<{ steps: number }>> {
+export function resumeRun(db: Executor, runId: string): Promise<WithFollowUps<{ steps: number }>> {
   return db.transaction(async (tx) => {
     const run = await lockRun(tx, { runId });
     if (!run) throw new NotFoundError('run', runId);
@@ -72,7 +72,7 @@ export function resumeRun(db: Executor, runId: string): Promise<Settled<{ steps:
     // Wait nodes whose dependencies completed during the pause, and signals buffered while the
     // waits were paused (decision 51), move in the settlement, as they would have unpaused.
     // What it moved may have completed the run: a child run's parent is then a follow-up.
-    const followUps = await settleRunAndClearMarker(tx, runId);
-    return settled({ steps: resumed.length + promoted.length }, followUps);
+    const followUps = await settleInTransaction(tx, runId);
+    return withFollowUps({ steps: resumed.length + promoted.length }, followUps);
   });
 }

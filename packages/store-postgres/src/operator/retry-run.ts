@@ -33,8 +33,8 @@ import { retrySteps } from '../tables/steps/retry-steps.js';
 import { ChildNodeTypes, retryChild } from '../tables/children/child-changes.js';
 import { childRunsToRestart } from './child-runs-to-restart.js';
 import { retryChildNodes } from '../tables/children/retry-child-nodes.js';
-import { settleRunAndClearMarker } from '../settlement/settle-run.js';
-import { settled, type Settled } from '../settlement/settled.js';
+import { settleInTransaction } from '../settlement/settle-in-transaction.js';
+import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 import { findItemNodes } from '../tables/items/find-item-nodes.js';
 import { retryFanOut } from '../tables/items/fan-out-changes.js';
 import { reopenFanOuts } from './reopen-fan-outs.js';
@@ -95,9 +95,9 @@ export async function retryRun(
   db: Executor,
   runId: string,
   target: RetryTarget,
-): Promise<Settled<{ retried: number; reopened: number }>> {
+): Promise<WithFollowUps<{ retried: number; reopened: number }>> {
   const done = await db.transaction((tx) => retryInTransaction(tx, runId, target));
-  return settled({ retried: done.retried, reopened: done.reopened }, done.followUps);
+  return withFollowUps({ retried: done.retried, reopened: done.reopened }, done.followUps);
 }
 
 /** {@link retryRun} inside the caller's transaction (a parent's retry restarting its child run). */
@@ -189,7 +189,7 @@ async function retryInTransaction(
   // Reopened child, fan-out and wait nodes move on in the settlement, as they would have without
   // the discard: a child node to waiting_child with its (restarted) child run, a fan-out node
   // expanded or its items released into the free places of its limit.
-  const followUps = await settleRunAndClearMarker(tx, runId);
+  const followUps = await settleInTransaction(tx, runId);
   return {
     retried: retried.length + retriedChildren.length + fanOuts.retried.length + items,
     reopened: reopened.length,

@@ -1,7 +1,7 @@
 import { cronFiresBetween, MaxFiresPerCall, ValidationError } from '@cyclone/core';
 import type { BackfillResult } from '../contract/schedule-store.js';
 import type { Executor } from '../db/executor.js';
-import { settled, type Settled } from '../settlement/settled.js';
+import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 import { insertNewRuns, runsSettledAtSubmit } from '../tables/runs/insert-new-runs.js';
 import { claimBackfillFires } from '../tables/schedules/claim-backfill-fires.js';
 import { databaseNow } from '../db/database-now.js';
@@ -21,10 +21,10 @@ export function backfillSchedule(
   id: string,
   from: Date,
   to: Date,
-): Promise<Settled<BackfillResult | undefined>> {
+): Promise<WithFollowUps<BackfillResult | undefined>> {
   return db.transaction(async (tx) => {
     const row = await lockScheduleRow(tx, { id });
-    if (!row) return settled(undefined);
+    if (!row) return withFollowUps(undefined);
     const now = await databaseNow(tx);
     if (to.getTime() > now.getTime()) {
       throw new ValidationError('backfill', [
@@ -43,7 +43,7 @@ export function backfillSchedule(
         },
       ]);
     }
-    if (ticks.length === 0) return settled({ created: 0, skipped: 0 });
+    if (ticks.length === 0) return withFollowUps({ created: 0, skipped: 0 });
     const target = await resolveScheduleTarget(tx, row, new Map());
     if (!target.ok) {
       throw new ValidationError('backfill', [{ path: 'workflow', message: target.error }]);
@@ -57,7 +57,7 @@ export function backfillSchedule(
     const takenIds = new Set(taken.map((t) => t.run_id));
     const created = runs.filter((r) => takenIds.has(r.id));
     const submitted = created.length > 0 ? await insertNewRuns(tx, created) : [];
-    return settled(
+    return withFollowUps(
       { created: created.length, skipped: ticks.length - created.length },
       runsSettledAtSubmit(created, submitted),
     );

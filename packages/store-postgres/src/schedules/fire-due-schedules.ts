@@ -1,7 +1,7 @@
 import { describeThrown, type Downtime } from '@cyclone/core';
 import type { FireDueSchedulesPass, FireDueSchedulesResult } from '../contract/schedule-store.js';
 import type { Executor } from '../db/executor.js';
-import { settled, type Settled } from '../settlement/settled.js';
+import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 import { fireSchedule } from './fire-schedule.js';
 import { lockDueSchedule } from '../tables/schedules/lock-due-schedule.js';
 import { recordScheduleFailure } from '../tables/schedules/record-schedule-failure.js';
@@ -22,13 +22,13 @@ import { readLeaderCoverage } from '../tables/workers/read-leader-coverage.js';
 export async function fireDueSchedules(
   db: Executor,
   pass: FireDueSchedulesPass,
-): Promise<Settled<FireDueSchedulesResult>> {
+): Promise<WithFollowUps<FireDueSchedulesResult>> {
   const limit = pass.limit ?? 100;
   const handled: string[] = [];
   const result = { schedules: 0, submitted: 0, skipped: 0, failed: 0 };
   const followUps: string[] = [];
   const coverage = await readLeaderCoverage(db, { name: pass.lease });
-  if (!coverage) return settled(result);
+  if (!coverage) return withFollowUps(result);
   const clock = {
     now: pass.now,
     until: coverage.renewedAt < pass.now ? coverage.renewedAt : pass.now,
@@ -61,5 +61,5 @@ export async function fireDueSchedules(
     result.schedules++;
   }
   if (coverage.stale) await pruneLeaderGaps(db, { name: pass.lease });
-  return settled(result, followUps);
+  return withFollowUps(result, followUps);
 }

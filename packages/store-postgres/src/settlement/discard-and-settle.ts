@@ -3,8 +3,8 @@ import type { StepChange } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
 import { singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { lockRunOfStep } from '../tables/runs/lock-run-of-step.js';
-import { settleRun } from './settle-run.js';
-import { settled, type Settled } from './settled.js';
+import { settleInTransaction } from './settle-in-transaction.js';
+import { withFollowUps, type WithFollowUps } from './settle-after-commit.js';
 import { discardStep, type DiscardStepParams } from '../tables/steps/discard-step.js';
 
 /** What a discard records. */
@@ -45,13 +45,13 @@ export function discardAndSettle(
   stepId: string,
   claimToken: string,
   p: Discard,
-): Promise<Settled<boolean>> {
+): Promise<WithFollowUps<boolean>> {
   return db.transaction(async (tx) => {
     const run = await lockRunOfStep(tx, { stepId });
-    if (!run) return settled(false);
+    if (!run) return withFollowUps(false);
     const gone = await discardStep(tx, discardParams(stepId, claimToken, p));
-    if (gone.length === 0) return settled(false);
+    if (gone.length === 0) return withFollowUps(false);
     // A child run that failed wrote its parent to the outbox: a follow-up of the discard.
-    return settled(true, await settleRun(tx, run.id));
+    return withFollowUps(true, await settleInTransaction(tx, run.id));
   });
 }

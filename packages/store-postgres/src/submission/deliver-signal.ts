@@ -2,8 +2,8 @@ import { AlreadyTerminalError, isTerminalRun, NotFoundError } from '@cyclone/cor
 import type { SignalDelivery, SignalReceipt } from '../contract/run-store.js';
 import type { Executor } from '../db/executor.js';
 import { lockRun } from '../tables/runs/lock-run.js';
-import { settleRunAndClearMarker } from '../settlement/settle-run.js';
-import { settled, type Settled } from '../settlement/settled.js';
+import { settleInTransaction } from '../settlement/settle-in-transaction.js';
+import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 import { insertSignal } from '../tables/signals/insert-signal.js';
 import { signalConsumer } from '../tables/signals/signal-consumer.js';
 
@@ -19,7 +19,7 @@ import { signalConsumer } from '../tables/signals/signal-consumer.js';
 export function deliverSignal(
   db: Executor,
   delivery: SignalDelivery,
-): Promise<Settled<SignalReceipt>> {
+): Promise<WithFollowUps<SignalReceipt>> {
   const { runId } = delivery;
   const signalId = delivery.signalId ?? null;
   return db.transaction(async (tx) => {
@@ -33,8 +33,8 @@ export function deliverSignal(
       signalId,
     });
     // A wait that consumes it may complete the run: a child run's parent is then a follow-up.
-    const followUps = inserted ? await settleRunAndClearMarker(tx, runId) : [];
+    const followUps = inserted ? await settleInTransaction(tx, runId) : [];
     const consumer = await signalConsumer(tx, { runId, rowId: inserted?.id ?? null, signalId });
-    return settled({ duplicate: !inserted, consumedBy: consumer?.node ?? null }, followUps);
+    return withFollowUps({ duplicate: !inserted, consumedBy: consumer?.node ?? null }, followUps);
   });
 }

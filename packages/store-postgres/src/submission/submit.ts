@@ -1,8 +1,8 @@
 import type { NewRun } from '../contract/new-run.js';
 import type { SubmittedRun } from '../contract/run-store.js';
 import type { Executor } from '../db/executor.js';
-import { settleRunAndClearMarker } from '../settlement/settle-run.js';
-import { settled, type Settled } from '../settlement/settled.js';
+import { settleInTransaction } from '../settlement/settle-in-transaction.js';
+import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 import { insertNewRuns, runsSettledAtSubmit } from '../tables/runs/insert-new-runs.js';
 
 /**
@@ -16,10 +16,10 @@ export async function submit(
   db: Executor,
   runs: readonly NewRun[],
   inCallersTransaction: boolean,
-): Promise<Settled<SubmittedRun[]>> {
+): Promise<WithFollowUps<SubmittedRun[]>> {
   const submitted = await insertNewRuns(db, runs);
   const starting = runsSettledAtSubmit(runs, submitted);
-  if (!inCallersTransaction) return settled(submitted, starting);
-  for (const runId of starting) await settleRunAndClearMarker(db, runId);
-  return settled(submitted);
+  if (!inCallersTransaction) return withFollowUps(submitted, starting);
+  for (const runId of starting) await settleInTransaction(db, runId);
+  return withFollowUps(submitted);
 }

@@ -1,7 +1,8 @@
 import type { StoreLogger } from '../contract/store-logger.js';
 import type { Executor } from '../db/executor.js';
+import { settleAfterCommit } from '../settlement/settle-after-commit.js';
+import { settleInTransaction } from '../settlement/settle-in-transaction.js';
 import { findPendingSettlements } from '../tables/outbox/find-pending-settlements.js';
-import { settleFollowUps, settleMarkedRun } from './settle-follow-ups.js';
 
 /**
  * Re-drives the settlement outbox: settles up to `limit` runs whose steps ended while their
@@ -17,9 +18,10 @@ export async function settlePending(
 ): Promise<number> {
   const pending = await findPendingSettlements(db, { limit });
   for (const { run_id: runId } of pending) {
+    const followUps = await db.transaction((tx) => settleInTransaction(tx, runId));
     // What a settlement writes to the outbox (a child run started, a parent whose child ended)
     // is settled at once, in its own transaction, rather than at the next pass.
-    await settleFollowUps(db, await settleMarkedRun(db, runId), logger);
+    await settleAfterCommit(db, followUps, logger);
   }
   return pending.length;
 }

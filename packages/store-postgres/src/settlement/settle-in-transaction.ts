@@ -51,13 +51,23 @@ const runFails = changeParams(runChange(RunTrigger.DiscardUncontained, RunState.
  * promotes them (`advanceCached`), expands ready fan-out nodes and moves expanded ones on
  * (`advanceFanOuts`), starts, completes and discards child nodes (`advanceChildren`), cancels what
  * fail-fast or branch cancellation cancels (with the runs of cancelled child nodes) and moves the
- * run to `completed` or `failed`. Must run inside a transaction; it takes the run's lock first,
- * once: nothing else changes the run's state while it holds it.
+ * run to `completed` or `failed`, then clears the run's settlement marker: the marker goes only
+ * with the settlement it stands for. The one entry point of settlement inside an operation's
+ * transaction (the moment after commit is `settleAfterCommit`). It takes the run's lock first,
+ * once, before the marker, like the completion statement (which updates the run before it
+ * inserts the marker): nothing else changes the run's state while it holds it.
  *
  * @returns the other runs it wrote to the settlement outbox (a child run it started, the parent
  *   of this run when it ended), for the caller to settle once this transaction has committed
  */
-export async function settleRun(db: Executor, runId: string): Promise<string[]> {
+export async function settleInTransaction(tx: Executor, runId: string): Promise<string[]> {
+  const followUps = await advanceRun(tx, runId);
+  await clearSettlement(tx, { runId });
+  return followUps;
+}
+
+/** {@link settleInTransaction} but for the marker, which it leaves to its caller. */
+async function advanceRun(db: Executor, runId: string): Promise<string[]> {
   const locked = await lockSettlingRun(db, { runId, taskType: NodeType.Task });
   if (!locked || isTerminalRun(locked.state)) return [];
   const run = new SettlingRun(
@@ -85,17 +95,6 @@ export async function settleRun(db: Executor, runId: string): Promise<string[]> 
   }
   await applyRunOutcome(db, run);
   return [...run.followUps];
-}
-
-/**
- * Settles a run and clears its settlement marker, in the caller's transaction: the marker goes
- * only with the settlement it stands for. Locks the run before the marker, like the completion
- * statement (which updates the run before it inserts the marker).
- */
-export async function settleRunAndClearMarker(tx: Executor, runId: string): Promise<string[]> {
-  const followUps = await settleRun(tx, runId);
-  await clearSettlement(tx, { runId });
-  return followUps;
 }
 
 /** Applies core's run-state rule: the cancellations it asks for, then the run's new state. */
