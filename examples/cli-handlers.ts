@@ -1,28 +1,32 @@
-// A handler module for `cyclone worker --handlers`: the handlers by kind and, optionally, the
-// workflows the worker serves. `deps` is keyed by node name: the `load` node's output.
-import { workflow } from '@cyclone/core';
-import type { Handler } from '@cyclone/worker';
-
-export const order = workflow('order')
-  .task('load', 'orders.load')
-  .task('charge', 'payments.charge', { dependsOn: ['load'], maxAttempts: 5 })
-  .build();
-
-export const workflows = [order]; // optional: definitions the worker serves (child runs)
+// A handler module for `cyclone worker --handlers`: `handlers`, an object of handlers by kind,
+// and optionally `workflows`, the definitions the worker serves. `handlersFor` makes that object
+// from handlers by node, typed from the definition: `ctx.deps.load` is the `load` node's output.
+import { z } from 'zod';
+import { typed, workflow } from '@cyclone/core';
+import { handlersFor } from '@cyclone/worker';
 
 interface Order {
   orderId: string;
   totalCents: number;
 }
 
-export const handlers: Record<string, Handler> = {
-  'orders.load': async (ctx) => {
-    const { orderId } = ctx.input as { orderId: string };
-    return { orderId, totalCents: 4_200 } satisfies Order; // a stand-in for a database read
-  },
-  'payments.charge': async (ctx) => {
+export const order = workflow('order', { input: z.object({ orderId: z.string() }) })
+  .task('load', 'orders.load', { output: typed<Order>() })
+  .task('charge', 'payments.charge', {
+    dependsOn: ['load'],
+    maxAttempts: 5,
+    output: typed<{ chargeId: string; amountCents: number }>(),
+  })
+  .build();
+
+export const workflows = [order]; // optional: definitions the worker serves (child runs)
+
+export const handlers = handlersFor(order, {
+  // A stand-in for a database read.
+  load: async (ctx) => ({ orderId: ctx.input.orderId, totalCents: 4_200 }),
+  charge: async (ctx) => {
     ctx.signal.throwIfAborted(); // a real call takes ctx.signal: cancellation and timeouts stop it
-    const { orderId, totalCents } = ctx.deps['load'] as Order;
+    const { orderId, totalCents } = ctx.deps.load;
     return { chargeId: `ch_${orderId}`, amountCents: totalCents };
   },
-};
+});

@@ -1,10 +1,10 @@
-import { workflow } from '@cyclone/core';
+import { typed, workflow } from '@cyclone/core';
 import { Client } from '@cyclone/client';
 import { migrate } from '@cyclone/store-postgres';
-import { Worker } from '@cyclone/worker';
+import { handlersFor, Worker } from '@cyclone/worker';
 
 // Each order's charge is keyed by its customer: at most one charge per customer runs at once.
-const order = workflow('order')
+const order = workflow('order', { input: typed<{ customerId: string; orderId: number }>() })
   .task('charge', 'payments.charge', { concurrencyKey: 'customerId' })
   .task('receipt', 'email.receipt', { dependsOn: ['charge'], priority: -1 }) // after other mail
   .build();
@@ -24,15 +24,18 @@ const worker = new Worker({
   connectionString,
   workflows: [order],
   concurrency: 10,
-  handlers: {
-    'payments.charge': async (ctx) => {
-      most = Math.max(most, ++running);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      running -= 1;
-      return { charged: (ctx.input as { customerId: string }).customerId };
-    },
-    'email.receipt': async () => ({ sent: true }),
-  },
+  handlers: [
+    handlersFor(order, {
+      charge: async (ctx) => {
+        most = Math.max(most, ++running);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        running -= 1;
+        return { charged: ctx.input.customerId };
+      },
+    }),
+    // By kind: one handler for the receipt nodes and the standalone receipt job enqueued below.
+    { 'email.receipt': async () => ({ sent: true }) },
+  ],
 });
 await worker.start();
 

@@ -1,13 +1,16 @@
 import pg from 'pg';
-import { workflow } from '@cyclone/core';
+import { typed, workflow } from '@cyclone/core';
 import { migrate } from '@cyclone/store-postgres';
 import { Client } from '@cyclone/client';
-import { Worker } from '@cyclone/worker';
+import { handlersFor, Worker } from '@cyclone/worker';
 
-export const order = workflow('order-recorded')
-  .task('load', 'orders.load')
-  .task('record', 'orders.record', { dependsOn: ['load'] })
-  .task('ship', 'shipping.ship', { dependsOn: ['record'] })
+export const order = workflow('order-recorded', { input: typed<{ orderId: string }>() })
+  .task('load', 'orders.load', { output: typed<{ orderId: string; totalCents: number }>() })
+  .task('record', 'orders.record', {
+    dependsOn: ['load'],
+    output: typed<{ orderId: string; recorded: boolean }>(),
+  })
+  .task('ship', 'shipping.ship', { dependsOn: ['record'], output: typed<{ trackingId: string }>() })
   .build();
 
 const connectionString = process.env.CYCLONE_DATABASE_URL ?? process.env.DATABASE_URL;
@@ -23,29 +26,25 @@ const client = new Client({ connectionString });
 const worker = new Worker({
   connectionString,
   workflows: [order],
-  handlers: {
-    'orders.load': async (ctx) => {
-      const { orderId } = ctx.input as { orderId: string };
-      return { orderId, totalCents: 4_200 };
-    },
-    // The order row, the confirmation email's job and this step's completion commit together,
-    // or not at all: a crash, a cancel or a lost lease before the commit leaves none of them.
-    'orders.record': (ctx) =>
-      ctx.transaction(async (tx) => {
-        const { orderId, totalCents } = ctx.deps['load'] as { orderId: string; totalCents: number };
-        await tx.query(
-          'INSERT INTO app_orders (order_id, total_cents, recorded_by) VALUES ($1, $2, $3)',
-          [orderId, totalCents, ctx.stepId],
-        );
-        await client.enqueue('email.confirm', { orderId }, { tx });
-        return { orderId, recorded: true }; // the step's output
-      }),
-    'shipping.ship': async (ctx) => {
-      const { orderId } = ctx.deps['record'] as { orderId: string };
-      return { trackingId: `trk_${orderId}` };
-    },
-    'email.confirm': async () => ({ sent: true }),
-  },
+  handlers: [
+    handlersFor(order, {
+      load: async (ctx) => ({ orderId: ctx.input.orderId, totalCents: 4_200 }),
+      // The order row, the confirmation email's job and this step's completion commit together,
+      // or not at all: a crash, a cancel or a lost lease before the commit leaves none of them.
+      record: (ctx) =>
+        ctx.transaction(async (tx) => {
+          const { orderId, totalCents } = ctx.deps.load;
+          await tx.query(
+            'INSERT INTO app_orders (order_id, total_cents, recorded_by) VALUES ($1, $2, $3)',
+            [orderId, totalCents, ctx.stepId],
+          );
+          await client.enqueue('email.confirm', { orderId }, { tx });
+          return { orderId, recorded: true }; // the step's output
+        }),
+      ship: async (ctx) => ({ trackingId: `trk_${ctx.deps.record.orderId}` }),
+    }),
+    { 'email.confirm': async () => ({ sent: true }) }, // the standalone job's kind
+  ],
 });
 await worker.start();
 

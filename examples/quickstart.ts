@@ -1,12 +1,17 @@
-import { workflow } from '@cyclone/core';
+import { typed, workflow } from '@cyclone/core';
 import { migrate } from '@cyclone/store-postgres';
 import { Client } from '@cyclone/client';
-import { Worker } from '@cyclone/worker';
+import { handlersFor, Worker } from '@cyclone/worker';
 
-// 1. A workflow: two task nodes, the second after the first. Kinds name the handlers.
-const signup = workflow('signup')
-  .task('create-account', 'accounts.create')
-  .task('welcome', 'email.welcome', { dependsOn: ['create-account'], maxAttempts: 5 })
+// 1. A workflow: two task nodes, the second after the first. Kinds name the handlers' work;
+//    `input` and `output` declare the types the handlers see and return.
+const signup = workflow('signup', { input: typed<{ email: string }>() })
+  .task('create-account', 'accounts.create', { output: typed<{ accountId: string }>() })
+  .task('welcome', 'email.welcome', {
+    dependsOn: ['create-account'],
+    maxAttempts: 5,
+    output: typed<{ sent: boolean }>(),
+  })
   .build();
 
 const connectionString = process.env.CYCLONE_DATABASE_URL ?? process.env.DATABASE_URL;
@@ -15,23 +20,21 @@ if (!connectionString) throw new Error('set CYCLONE_DATABASE_URL, e.g. postgres:
 // 2. Cyclone's tables: idempotent, so every start may call it.
 await migrate({ connectionString });
 
-// 3. A worker with one handler per kind. `scheduler: true` also runs the scheduler's scanners
-//    (lease recovery, timers, retention) in this process, which is all a single process needs.
+// 3. A worker with a handler per node, typed from the definition. `scheduler: true` also runs
+//    the scheduler's scanners (lease recovery, timers, retention) in this process, which is all a
+//    single process needs.
 const worker = new Worker({
   connectionString,
   workflows: [signup],
   scheduler: true,
-  handlers: {
-    'accounts.create': async (ctx) => {
-      const { email } = ctx.input as { email: string };
-      return { accountId: `acc_${email.split('@')[0]}` };
-    },
-    'email.welcome': async (ctx) => {
-      const { accountId } = ctx.deps['create-account'] as { accountId: string };
+  handlers: handlersFor(signup, {
+    'create-account': async (ctx) => ({ accountId: `acc_${ctx.input.email.split('@')[0]}` }),
+    welcome: async (ctx) => {
+      const { accountId } = ctx.deps['create-account'];
       ctx.logger.info({ accountId }, 'welcome email sent');
       return { sent: true };
     },
-  },
+  }),
 });
 await worker.start();
 
@@ -39,7 +42,7 @@ await worker.start();
 const client = new Client({ connectionString });
 const { runId } = await client.submit(signup, { email: 'ada@example.com' });
 console.log('run', runId);
-console.log(await client.result(runId, { timeout: '1m' })); // { welcome: { sent: true } }
+console.log(await client.result(runId, { timeout: '1m' })); // typed: { welcome: { sent: true } }
 
 // 5. Shut down: finish what is in flight, then close the pools.
 await worker.stop({ timeout: '10s' });

@@ -1,24 +1,23 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { permanent, workflow } from '@cyclone/core';
+import { permanent, typed, workflow } from '@cyclone/core';
 import { migrate } from '@cyclone/store-postgres';
 import { Client } from '@cyclone/client';
-import { Worker } from '@cyclone/worker';
+import { handlersFor, Worker } from '@cyclone/worker';
 
 // The code under test: in an application these come from its own modules.
-const refund = workflow('refund')
-  .task('check', 'refunds.check')
-  .task('pay', 'refunds.pay', { dependsOn: ['check'] })
+const refund = workflow('refund', { input: typed<{ amountCents: number }>() })
+  .task('check', 'refunds.check', { output: typed<{ approved: boolean }>() })
+  .task('pay', 'refunds.pay', { dependsOn: ['check'], output: typed<{ paymentRef: string }>() })
   .build();
-const handlers = {
-  'refunds.check': async (ctx: { input: unknown }) => {
-    const { amountCents } = ctx.input as { amountCents: number };
-    if (amountCents > 10_000) throw permanent(new Error('needs a manual review'));
+const handlers = handlersFor(refund, {
+  check: async (ctx) => {
+    if (ctx.input.amountCents > 10_000) throw permanent(new Error('needs a manual review'));
     return { approved: true };
   },
-  'refunds.pay': async (ctx: { stepId: string }) => ({ paymentRef: `pay_${ctx.stepId}` }),
-};
+  pay: async (ctx) => ({ paymentRef: `pay_${ctx.stepId}` }),
+});
 
 const connectionString = process.env.CYCLONE_DATABASE_URL ?? process.env.DATABASE_URL;
 if (!connectionString) throw new Error('set CYCLONE_DATABASE_URL, e.g. postgres://localhost/app');
@@ -47,9 +46,7 @@ after(async () => {
 // node:test runs the tests in order after this module loads; `void` marks the promise as handled.
 void test('a small refund is checked, then paid', async () => {
   const { runId } = await client.submit(refund, { amountCents: 2_500 });
-  const result = (await client.result(runId, { timeout: '30s' })) as {
-    pay: { paymentRef: string };
-  };
+  const result = await client.result(runId, { timeout: '30s' }); // typed: { pay: { paymentRef } }
   assert.match(result.pay.paymentRef, /^pay_/);
 });
 

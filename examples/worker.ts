@@ -1,12 +1,13 @@
 import { setTimeout } from 'node:timers/promises';
-import { permanent, snooze, workflow } from '@cyclone/core';
+import { z } from 'zod';
+import { permanent, snooze } from '@cyclone/core';
 import { migrate } from '@cyclone/store-postgres';
-import { Worker } from '@cyclone/worker';
+import { handlersFor, Worker } from '@cyclone/worker';
+import { order } from './order-definition.js';
 
-const order = workflow('order')
-  .task('charge', 'payments.charge', { maxAttempts: 5, timeout: '30s' })
-  .task('ship', 'shipping.ship', { dependsOn: ['charge'] })
-  .build();
+// A standalone job's arguments (`client.enqueue('email.send', { to })`): a handler by kind sees
+// its input as unknown, so it parses it.
+const emailArgs = z.object({ to: z.string() });
 
 /** A stand-in for a carrier's API: books a pickup, or answers that it is busy. */
 async function bookPickup(chargeId: string, signal: AbortSignal) {
@@ -22,24 +23,30 @@ const worker = new Worker({
   connectionString,
   workflows: [order],
   concurrency: 10,
-  handlers: {
-    'payments.charge': async (ctx) => {
-      const { orderId } = ctx.input as { orderId: number };
-      if (orderId < 0) throw permanent(new Error('no such order')); // discard now
-      return { chargeId: `ch_${orderId}` }; // the step's output
+  handlers: [
+    // The order's nodes, typed from its definition: ctx.input, ctx.deps and the return values.
+    handlersFor(order, {
+      charge: async (ctx) => {
+        const { orderId } = ctx.input;
+        if (orderId < 0) throw permanent(new Error('no such order')); // discard now
+        return { chargeId: `ch_${orderId}` }; // the step's output
+      },
+      ship: async (ctx) => {
+        const { chargeId } = ctx.deps.charge;
+        const pickup = await bookPickup(chargeId, ctx.signal); // pass the signal to what waits
+        if (pickup.busy) throw snooze('1m'); // the same attempt, a minute later
+        return { chargeId, trackingId: pickup.trackingId };
+      },
+    }),
+    // Handlers by kind: a standalone job's kind, which no workflow node names.
+    {
+      'email.send': async (ctx) => {
+        const { to } = emailArgs.parse(ctx.input);
+        ctx.logger.info({ to }, 'email sent');
+        return { sent: true };
+      },
     },
-    'shipping.ship': async (ctx) => {
-      const { chargeId } = ctx.deps['charge'] as { chargeId: string };
-      const pickup = await bookPickup(chargeId, ctx.signal); // pass the signal to what waits
-      if (pickup.busy) throw snooze('1m'); // the same attempt, a minute later
-      return { chargeId, trackingId: pickup.trackingId };
-    },
-    'email.send': async (ctx) => {
-      const { to } = ctx.input as { to: string };
-      ctx.logger.info({ to }, 'email sent');
-      return { sent: true };
-    },
-  },
+  ],
 });
 await worker.start();
 

@@ -159,6 +159,21 @@ describe('the examples', () => {
     expect(runs).toEqual([{ id: runId, state: 'completed' }]);
   });
 
+  it('typed-workflow.ts (docs/workflows.md) pays a refund, refuses an input at submit and an output at its attempt', async () => {
+    const { stdout } = await example('typed-workflow.ts', env);
+    expect(stdout).toMatch(/^paid pay_o-1_1250 restocked 2$/m);
+    expect(stdout).toMatch(/^VALIDATION \[/m);
+    expect(stdout).toMatch(/path: \[ 'orderId' \]/);
+    expect(stdout).toMatch(/path: \[ 'amountCents' \]/);
+    expect(stdout).toMatch(/^failed check permanent$/m);
+    // The refused input wrote nothing: two runs, the paid one and the one whose check failed.
+    const runs = await query<{ state: string }>(
+      database.url,
+      "SELECT state FROM cyclone_runs WHERE workflow = 'refund' ORDER BY state",
+    );
+    expect(runs.map((run) => run.state)).toEqual(['completed', 'failed']);
+  });
+
   it('testing.ts (docs/testing.md) passes its own tests and drops its schema', async () => {
     const { stdout } = await example('testing.ts', env);
     expect(stdout).toMatch(/a small refund is checked, then paid/);
