@@ -51,6 +51,17 @@ export const DatabaseGaugeDefinitions = {
     labelNames: ['kind'],
     samples: (s) => s.queues.map((q) => [{ kind: q.kind }, q.oldestReadyAgeSeconds]),
   },
+  queueFairShareKeys: {
+    name: 'cyclone_queue_fair_share_keys',
+    help: 'Concurrency keys with claimable steps, by handler kind under fair share (steps without a key not counted); counted over at most 100000 claimable steps',
+    labelNames: ['kind'],
+    samples: (s) =>
+      s.queues.flatMap((q) =>
+        q.fairShareKeys === null
+          ? []
+          : [[{ kind: q.kind }, q.fairShareKeys] as [Record<string, string>, number]],
+      ),
+  },
   dlq: {
     name: 'cyclone_dlq_steps',
     help: 'Discarded steps (the DLQ) by reason (error kind); counted up to 100000',

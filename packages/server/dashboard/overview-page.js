@@ -4,6 +4,23 @@ import { api } from './api.js';
 import { badge, h, span } from './dom.js';
 import { lineChart } from './line-chart.js';
 
+/** A kind's fair share: its keys with claimable steps and the most-starved key (whose oldest ready step is oldest). */
+function fairShareCell(q) {
+  if (!q.fairShare) return '';
+  const f = q.fairShare;
+  const keys = `${f.keys} ${f.keys === 1 ? 'key' : 'keys'}`;
+  if (q.ready === 0) return keys;
+  const who = f.starvedKeyless ? '(no key)' : f.starvedKey;
+  return h(
+    'span',
+    {},
+    `${keys}; most starved `,
+    h('span', { class: 'mono', 'data-starved-key': who }, who),
+    ' ',
+    span(f.starvedAgeSeconds * 1000),
+  );
+}
+
 /** A number that links to the list behind it. */
 const figure = (value, href, label) =>
   href ? h('a', { href, class: 'figure', title: label }, String(value)) : String(value);
@@ -57,6 +74,7 @@ export async function overviewPage() {
         { 'data-col': 'oldestReadyAge' },
         q.ready > 0 ? span(q.oldestReadyAgeSeconds * 1000) : '',
       ),
+      h('td', { 'data-col': 'fairShare' }, fairShareCell(q)),
     ),
   );
   return h(
@@ -85,6 +103,7 @@ export async function overviewPage() {
                 'Scheduled later',
                 'Discarded (1 h)',
                 'Oldest ready',
+                'Fair share',
               ].map((t) => h('th', {}, t)),
             ),
           ),

@@ -334,6 +334,9 @@ describe('the dashboard', () => {
   it('lists the flow limits as the database holds them, and labels a held step AwaitingResource', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
+    // A kind under fair share that no worker serves: its step stays claimable.
+    await env.client.setFairShare({ kind: 'shop.fair', weights: { vip: 3 } });
+    await env.client.enqueue('shop.fair', {}, { concurrencyKey: 'vip' });
     await env.client.setConcurrencyLimit({ kind: 'shop.slow', max: 1 });
     await env.client.setRateLimit({ kind: 'shop.slow', limit: 50, period: '1m', perKey: true });
     await env.startWorker({
@@ -376,7 +379,25 @@ describe('the dashboard', () => {
         '',
         '',
       ]);
+      expect(await cells('#fair-share-table [data-fair-share="shop.fair"]')).toEqual([
+        'shop.fair',
+        'vip ×3; others 1',
+        '1',
+      ]);
       await shoot('limits');
+
+      // The overview's queues tell the kind's keys and its most-starved key.
+      await press('a[data-nav="overview"]');
+      const fairCell = '#queues-table tr[data-kind="shop.fair"] td[data-col="fairShare"]';
+      await page.waitForSelector(fairCell);
+      const fairText = await page.$eval(fairCell, (td) => td.textContent ?? '');
+      expect(fairText).toMatch(/^1 key; most starved vip \d/);
+      expect(
+        await page.$eval(
+          `#queues-table tr[data-kind="shop.slow"] td[data-col="fairShare"]`,
+          (td) => td.textContent,
+        ),
+      ).toBe('');
 
       // Whichever step the worker took, the other one is held back by the cap.
       const running = (await stateOfStep(first)) === 'running' ? first : held;

@@ -4,6 +4,7 @@
  * (the ones `promtool check metrics` lints), a name both print means the same in both (type, help,
  * labels, values), and each README lists every family it prints with its labels.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -65,6 +66,8 @@ const readme = (pkg: string) =>
 describe('the metrics vocabulary', () => {
   let worker: Map<string, Family>;
   let server: Map<string, Family>;
+  /** The expositions as printed. */
+  const texts: Record<'worker' | 'server', string> = { worker: '', server: '' };
 
   beforeAll(async () => {
     let release!: () => void;
@@ -80,6 +83,7 @@ describe('the metrics vocabulary', () => {
         'vocab.bad': async () => {
           throw permanent(new Error('no'));
         },
+        'vocab.fair': () => Promise.resolve(null),
       },
       concurrency: 1,
       prefetch: 0,
@@ -97,9 +101,16 @@ describe('the metrics vocabulary', () => {
     // steps wait on it; no start was recorded before the rate limit, so its window is empty.
     await env.client.setConcurrencyLimit({ kind: 'vocab.held', max: 1 });
     await env.client.setRateLimit({ kind: 'vocab.held', limit: 4, period: '1h' });
+    // Under fair share the worker claims for its free slots only, and its one slot is held: the
+    // two keys' steps stay claimable.
+    await env.client.setFairShare({ kind: 'vocab.fair' });
+    await env.client.enqueue('vocab.fair', {}, { concurrencyKey: 'k1' });
+    await env.client.enqueue('vocab.fair', {}, { concurrencyKey: 'k2' });
     try {
-      worker = parse(await process.metrics());
-      server = parse((await env.call('GET', '/metrics')).text);
+      texts.worker = await process.metrics();
+      texts.server = (await env.call('GET', '/metrics')).text;
+      worker = parse(texts.worker);
+      server = parse(texts.server);
     } finally {
       release();
     }
@@ -111,11 +122,28 @@ describe('the metrics vocabulary', () => {
     expect([...worker.values(), ...server.values()].flatMap(lint)).toEqual([]);
   });
 
+  // Where Prometheus' own linter is installed (Debian's `prometheus` package), it has the last word.
+  const promtool = spawnSync('promtool', ['--version']).status === 0;
+  it.skipIf(!promtool)('passes `promtool check metrics`, both expositions', () => {
+    for (const which of ['worker', 'server'] as const) {
+      const check = spawnSync('promtool', ['check', 'metrics'], {
+        input: texts[which],
+        encoding: 'utf8',
+      });
+      expect({ which, status: check.status, out: `${check.stdout}${check.stderr}` }).toEqual({
+        which,
+        status: 0,
+        out: '',
+      });
+    }
+  });
+
   it('prints each name both share with the same type, help, labels and counts', () => {
     const shared = [...server.keys()].filter((name) => worker.has(name));
     expect(shared.sort()).toEqual([
       'cyclone_dlq_steps',
       'cyclone_queue_available_steps',
+      'cyclone_queue_fair_share_keys',
       'cyclone_queue_oldest_ready_age_seconds',
       'cyclone_queue_ready_steps',
     ]);
@@ -137,6 +165,9 @@ describe('the metrics vocabulary', () => {
       expect(
         value(families, 'cyclone_queue_oldest_ready_age_seconds', 'vocab.held'),
       ).toBeGreaterThan(0);
+      // Only kinds under fair share have a sample.
+      expect(value(families, 'cyclone_queue_fair_share_keys', 'vocab.fair')).toBe(2);
+      expect(families.get('cyclone_queue_fair_share_keys')!.metrics).toHaveLength(1);
     }
   });
 

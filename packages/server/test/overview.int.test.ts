@@ -92,6 +92,47 @@ describe('GET /api/queues', () => {
     }, 'one step running and two held back by the cap');
     hold.open();
   });
+  it('tells, for a kind under fair share, its keys with claimable steps and the most-starved key', async () => {
+    await env.client.setFairShare({ kind: 'queue.fair' });
+    await env.client.enqueue('queue.fair', { i: 0 }, { concurrencyKey: 'tenant-old' });
+    await env.query(
+      `UPDATE cyclone_steps SET scheduled_at = now() - interval '1 hour' WHERE kind = 'queue.fair'`,
+    );
+    await env.client.enqueue('queue.fair', { i: 1 }, { concurrencyKey: 'tenant-new' });
+    await env.client.enqueue('queue.fair', { i: 2 }, { concurrencyKey: 'tenant-new' });
+    await env.client.enqueue('queue.fair', { i: 3 });
+    await env.client.enqueue('queue.plain', { i: 4 }, { concurrencyKey: 'tenant-old' });
+    const queues = (await env.call('GET', '/api/queues')).body.queues as any[];
+    const fair = queues.find((q) => q.kind === 'queue.fair');
+    expect(fair.fairShare).toEqual({
+      keys: 2,
+      starvedKey: 'tenant-old',
+      starvedKeyless: false,
+      starvedAgeSeconds: fair.oldestReadyAgeSeconds,
+    });
+    expect(fair.fairShare.starvedAgeSeconds).toBeGreaterThan(3_000);
+    expect(queues.find((q) => q.kind === 'queue.plain').fairShare).toBeNull();
+
+    // The group of steps without a key can be the most starved, and a kind with nothing ready
+    // under fair share is still listed.
+    await env.query(
+      `UPDATE cyclone_steps SET scheduled_at = now() - interval '2 hours'
+       WHERE kind = 'queue.fair' AND concurrency_key IS NULL`,
+    );
+    await env.client.setFairShare({ kind: 'queue.fair-idle' });
+    const again = (await env.call('GET', '/api/queues')).body.queues as any[];
+    expect(again.find((q) => q.kind === 'queue.fair').fairShare).toMatchObject({
+      keys: 2,
+      starvedKey: null,
+      starvedKeyless: true,
+    });
+    expect(again.find((q) => q.kind === 'queue.fair-idle').fairShare).toEqual({
+      keys: 0,
+      starvedKey: null,
+      starvedKeyless: false,
+      starvedAgeSeconds: 0,
+    });
+  });
 });
 
 describe('GET /api/workers', () => {

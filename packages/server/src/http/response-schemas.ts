@@ -358,6 +358,26 @@ export const fairShareRemoved = z
 export const limitRemoved = z
   .object({ kind: z.string(), removed: z.enum(['concurrency', 'rate']) })
   .meta({ id: 'LimitRemoved' });
+
+/** `FairShareQueueOverview`. */
+const fairShareQueue = z
+  .object({
+    keys: z.number().int().meta({
+      description: 'Concurrency keys with claimable steps (not counting steps without a key)',
+    }),
+    starvedKey: z.string().nullable().meta({
+      description:
+        'The key whose oldest ready step is the oldest; null when none is ready or it is the group without a key',
+    }),
+    starvedKeyless: z
+      .boolean()
+      .meta({ description: 'Whether the most-starved is the group of steps without a key' }),
+    starvedAgeSeconds: z.number().meta({
+      description: 'Age of the most-starved key’s oldest ready step; 0 when no step is ready',
+    }),
+  })
+  .meta({ id: 'FairShareQueue' });
+
 /** `KindQueueOverview`. */
 export const kindQueue = z
   .object({
@@ -375,6 +395,9 @@ export const kindQueue = z
       .meta({ description: 'Available steps whose time has not come (delay, backoff, snooze)' }),
     discardedLastHour: z.number().int(),
     oldestReadyAgeSeconds: z.number().meta({ description: '0 when no step is ready' }),
+    fairShare: fairShareQueue.nullable().meta({
+      description: 'How the keys of a kind under fair share wait; null when the kind is not',
+    }),
   })
   .meta({ id: 'KindQueue' });
 

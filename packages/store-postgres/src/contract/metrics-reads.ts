@@ -49,6 +49,11 @@ export interface KindQueueMetrics {
   readonly ready: number;
   /** Seconds since the oldest ready step became ready, by the database clock; 0 when none is. */
   readonly oldestReadyAgeSeconds: number;
+  /**
+   * For a kind under fair share, its concurrency keys with claimable steps (steps without a key
+   * not counted), over at most `countLimit` claimable steps; null for a kind not under fair share.
+   */
+  readonly fairShareKeys: number | null;
 }
 
 /** The DLQ's size for one reason. */

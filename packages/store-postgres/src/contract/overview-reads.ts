@@ -25,6 +25,24 @@ export interface KindQueueOverview {
   readonly discardedLastHour: number;
   /** Seconds since the oldest ready step became claimable (database clock); 0 when none is. */
   readonly oldestReadyAgeSeconds: number;
+  /** How the keys of a kind under fair share wait; null for a kind not under fair share. */
+  readonly fairShare: FairShareQueueOverview | null;
+}
+
+/**
+ * The keys of a kind under fair share, now. The most-starved key is the one whose oldest ready
+ * step is the oldest: its age is the kind's {@link KindQueueOverview.oldestReadyAgeSeconds}, and
+ * the key says which tenant waits longest.
+ */
+export interface FairShareQueueOverview {
+  /** Concurrency keys with claimable steps (steps without a key not counted), over at most `countLimit` steps. */
+  readonly keys: number;
+  /** The most-starved key; null when no step is ready or when it is the group of steps without a key. */
+  readonly starvedKey: string | null;
+  /** Whether the most-starved is the group of steps without a key. */
+  readonly starvedKeyless: boolean;
+  /** Seconds since the most-starved key's oldest ready step became claimable; 0 when none is. */
+  readonly starvedAgeSeconds: number;
 }
 
 /** What {@link OverviewReads.workerOverview} lists. */

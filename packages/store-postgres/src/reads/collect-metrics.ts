@@ -64,6 +64,7 @@ export async function collectMetrics(
       available: r.count,
       ready: r.ready ?? 0,
       oldestReadyAgeSeconds: r.oldest_ready_age_seconds ?? 0,
+      fairShareKeys: r.fair_keys,
     }))
     .sort((a, b) => byName(a.kind, b.kind));
   const exhausted = rows

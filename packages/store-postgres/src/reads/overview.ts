@@ -60,6 +60,14 @@ export async function queueOverview(
     scheduledLater: Math.max(0, r.available - r.ready),
     discardedLastHour: r.discarded_recently,
     oldestReadyAgeSeconds: Math.max(0, r.oldest_ready_age_seconds ?? 0),
+    fairShare: r.fair_share
+      ? {
+          keys: r.fair_keys ?? 0,
+          starvedKey: r.ready > 0 ? r.starved_key : null,
+          starvedKeyless: r.ready > 0 && r.starved_key === null,
+          starvedAgeSeconds: Math.max(0, r.oldest_ready_age_seconds ?? 0),
+        }
+      : null,
   }));
 }
 

@@ -1,6 +1,7 @@
 import type { Executor } from '../db/executor.js';
 import { availableKindsSeen } from '../tables/steps/available-kinds.js';
 import { defineStatement } from '../db/statement.js';
+import { claimableKeysCount } from '../tables/fair-shares/claimable-keys.js';
 import { oldestReadyAt } from '../tables/steps/oldest-ready.js';
 
 /** What {@link readMetrics} counts. */
@@ -25,6 +26,8 @@ export interface MetricsRow {
   ready: number | null;
   /** `queue` only. */
   oldest_ready_age_seconds: number | null;
+  /** `queue` only: keys with claimable steps of a kind under fair share; null when not under it. */
+  fair_keys: number | null;
 }
 
 /**
@@ -33,7 +36,8 @@ export interface MetricsRow {
  * the ones registered workers handle and those found by a skip scan of the claim index (one index
  * probe per distinct kind), `kindLimit` in all; the discovery and the runs count sit behind their
  * flags, which the planner evaluates once, so a worker's scrape (its own kinds, no runs) runs
- * neither.
+ * neither. A kind under fair share (one probe of its primary key tells) also has its keys with
+ * claimable steps counted, over at most `countLimit` of them.
  */
 const statement = defineStatement<ReadMetricsParams, MetricsRow>(
   'read-metrics',
@@ -53,17 +57,19 @@ SELECT 'queue' AS series, k.kind AS label,
      SELECT 1 FROM ${t.steps} s
      WHERE s.state = 'available' AND s.kind = k.kind AND s.scheduled_at <= now()
      LIMIT ${p.countLimit}) c)::int AS ready,
-  extract(epoch FROM now() - ${oldestReadyAt(t, 'k.kind')})::float8 AS oldest_ready_age_seconds
+  extract(epoch FROM now() - ${oldestReadyAt(t, 'k.kind')})::float8 AS oldest_ready_age_seconds,
+  CASE WHEN EXISTS (SELECT 1 FROM ${t.fairShares} f WHERE f.kind = k.kind)
+       THEN ${claimableKeysCount(t, 'k.kind', p.countLimit)} END AS fair_keys
 FROM kinds k
 UNION ALL
 SELECT 'dlq', r.reason,
   (SELECT count(*) FROM (
      SELECT 1 FROM ${t.steps} s WHERE s.state = 'discarded' AND s.error_kind = r.reason
      LIMIT ${p.countLimit}) c)::int,
-  NULL, NULL
+  NULL, NULL, NULL
 FROM unnest(${p.reasons}::text[]) AS r(reason)
 UNION ALL
-SELECT 'run', state, count(*)::int, NULL, NULL
+SELECT 'run', state, count(*)::int, NULL, NULL, NULL
 FROM ${t.runs} WHERE ${p.runs}::boolean GROUP BY state
 `,
 );

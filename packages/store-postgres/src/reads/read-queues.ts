@@ -1,7 +1,8 @@
 import type { Executor } from '../db/executor.js';
 import { availableKindsSeen } from '../tables/steps/available-kinds.js';
 import { defineStatement } from '../db/statement.js';
-import { oldestReadyAt } from '../tables/steps/oldest-ready.js';
+import { claimableKeysCount } from '../tables/fair-shares/claimable-keys.js';
+import { oldestReadyStep } from '../tables/steps/oldest-ready.js';
 
 /** How far {@link readQueues} looks and counts. */
 export interface ReadQueuesParams {
@@ -26,15 +27,23 @@ export interface QueueRow {
   waiting_on_limit: number;
   discarded_recently: number;
   oldest_ready_age_seconds: number | null;
+  /** Whether the kind is under fair share; the two figures after it are null when not. */
+  fair_share: boolean;
+  /** Keys with claimable steps, counted over at most `countLimit` of them. */
+  fair_keys: number | null;
+  /** The key of the oldest ready step (null: the steps without a key, or none ready). */
+  starved_key: string | null;
 }
 
 /**
  * Every kind an operator may care about (those with available steps, found by a skip scan of the
- * claim index; those live workers handle; limited ones; those with counts in the last hour) with
+ * claim index; those live workers handle; limited ones and those under fair share; those with counts in the last hour) with
  * its queue: available and ready steps (the claim index), running ones (the running index), the
  * ready ones a concurrency cap holds back (as `listConcurrencyLimits` counts them), the ones
  * discarded within `discardedWithinMs` (the discarded index, one range per reason, read once for
- * all kinds) and the oldest ready step's age. Every count stops at `countLimit`.
+ * all kinds) and the oldest ready step's age. For a kind under fair share, also the keys with
+ * claimable steps and the key of the oldest ready step: the most-starved key, whose oldest ready
+ * step is the oldest (decision 377). Every count stops at `countLimit`.
  */
 const statement = defineStatement<ReadQueuesParams, QueueRow>(
   'read-queues',
@@ -53,6 +62,7 @@ WITH RECURSIVE ${availableKindsSeen(t, p.kindLimit)}, discarded AS (
     UNION SELECT unnest(w.kinds) FROM ${t.workers} w
       WHERE w.last_seen_at > now() - ${p.livenessMs}::bigint * interval '1 millisecond'
     UNION SELECT kind FROM ${t.limits}
+    UNION SELECT kind FROM ${t.fairShares}
     UNION SELECT kind FROM discarded
     UNION SELECT DISTINCT kind FROM ${t.statsMinutes}
       WHERE minute >= date_trunc('minute', now()) - interval '1 hour'
@@ -83,10 +93,16 @@ SELECT k.kind,
                GROUP BY 1) u ON u.grp IS NOT DISTINCT FROM d.grp
   ) END AS waiting_on_limit,
   coalesce(x.n, 0) AS discarded_recently,
-  extract(epoch FROM now() - ${oldestReadyAt(t, 'k.kind')})::float8 AS oldest_ready_age_seconds
+  extract(epoch FROM now() - o.scheduled_at)::float8 AS oldest_ready_age_seconds,
+  fs.kind IS NOT NULL AS fair_share,
+  CASE WHEN fs.kind IS NOT NULL
+       THEN ${claimableKeysCount(t, 'k.kind', p.countLimit)} END AS fair_keys,
+  CASE WHEN fs.kind IS NOT NULL THEN o.concurrency_key END AS starved_key
 FROM kinds k
 LEFT JOIN ${t.limits} l ON l.kind = k.kind
+LEFT JOIN ${t.fairShares} fs ON fs.kind = k.kind
 LEFT JOIN discarded x ON x.kind = k.kind
+LEFT JOIN LATERAL ${oldestReadyStep(t, 'k.kind')} o ON true
 ORDER BY k.kind
 `,
 );

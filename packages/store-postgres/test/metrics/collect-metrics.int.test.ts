@@ -60,7 +60,23 @@ describe('collectMetrics', () => {
       available: 1,
       ready: 0,
       oldestReadyAgeSeconds: 0,
+      fairShareKeys: null,
     });
+  });
+
+  it('counts the keys with claimable steps of a kind under fair share, and of no other kind', async () => {
+    await fx.store.setFairShare({ kind: 'qm.fair', weights: {} });
+    await fx.job('qm.fair', { concurrencyKey: 'a' });
+    await fx.job('qm.fair', { concurrencyKey: 'a' });
+    await fx.job('qm.fair', { concurrencyKey: 'b' });
+    await fx.job('qm.fair');
+    await fx.job('qm.fair', { concurrencyKey: 'later', delayMs: 3_600_000 });
+    await fx.job('qm.unfair', { concurrencyKey: 'a' });
+    const { queues } = await fx.store.collectMetrics({ kinds: ['qm.fair', 'qm.unfair'] });
+    expect(queues.map((q) => [q.kind, q.fairShareKeys])).toEqual([
+      ['qm.fair', 2],
+      ['qm.unfair', null],
+    ]);
   });
 
   it('without kinds, reports every kind with available steps, up to kindLimit', async () => {

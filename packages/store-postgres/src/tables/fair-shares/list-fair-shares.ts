@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
+import { claimableKeysCount } from './claimable-keys.js';
 
 /** How far the list counts a kind's keys. */
 export interface ListFairSharesParams {
@@ -21,12 +22,7 @@ export interface FairShareRow {
 const statement = defineStatement<ListFairSharesParams, FairShareRow>(
   'list-fair-shares',
   (t, p) => `
-SELECT f.kind, f.weights,
-       (SELECT count(DISTINCT a.concurrency_key)::int
-        FROM (SELECT s.concurrency_key FROM ${t.steps} s
-              WHERE s.state = 'available' AND s.kind = f.kind AND s.scheduled_at <= now()
-              ORDER BY s.priority DESC NULLS LAST, s.scheduled_at
-              LIMIT ${p.countLimit}) a) AS keys
+SELECT f.kind, f.weights, ${claimableKeysCount(t, 'f.kind', p.countLimit)} AS keys
 FROM ${t.fairShares} f
 ORDER BY f.kind
 `,
