@@ -7,9 +7,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { createProgram } from '../src/program.js';
+import { parsedCommands } from './support/command-tree.js';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const page = readFileSync(path.join(repoRoot, 'docs/configuration.md'), 'utf8');
@@ -45,33 +44,9 @@ function requiredIn(cell: string): string[] {
     .map((part) => /^`(--[a-z][a-z-]*)/.exec(part)![1]!);
 }
 
-interface Leaf {
-  readonly name: string;
-  readonly flags: string[];
-  readonly required: string[];
-}
-
-/** Every command the parser accepts, named as typed (`cyclone runs list`), with its flags. */
-function commands(): Leaf[] {
-  const program = createProgram(
-    { out: () => undefined, err: () => undefined, isTTY: false },
-    async () => undefined,
-  );
-  const leaves: Leaf[] = [];
-  const walk = (command: Command, words: string[]) => {
-    if (command.commands.length > 0) {
-      for (const sub of command.commands) walk(sub, [...words, sub.name()]);
-      return;
-    }
-    const options = command.options.filter((option) => option.long !== undefined);
-    leaves.push({
-      name: `cyclone ${words.join(' ')}`,
-      flags: options.map((option) => option.long!),
-      required: options.filter((option) => option.mandatory).map((option) => option.long!),
-    });
-  };
-  for (const command of program.commands) walk(command, [command.name()]);
-  return leaves;
+/** Every command as typed (`cyclone runs list`), with its flags. */
+function commands() {
+  return parsedCommands().map((command) => ({ ...command, name: `cyclone ${command.words}` }));
 }
 
 describe('docs/configuration.md, the CLI flags', () => {
