@@ -1,6 +1,6 @@
 import type { ClaimedStep, ClaimRequest } from '../contract/worker-store.js';
 import type { Executor } from '../db/executor.js';
-import { claimChangeParams, type ClaimedStepRow } from '../tables/steps/claim-change.js';
+import { claimChangeParams, type ClaimedStepRow } from '../tables/steps/claim-parts.js';
 import {
   claimLimitedSteps,
   type ClaimLimitedStepsRow,

@@ -1,7 +1,7 @@
 import { ErrorKind, StepState, StepTrigger, stepChange } from '@cyclone/core';
 import type { UnservedStepsSweep } from '../contract/maintenance-store.js';
 import type { Executor } from '../db/executor.js';
-import { claimChangeParams } from '../tables/steps/claim-change.js';
+import { claimChangeParams } from '../tables/steps/claim-parts.js';
 import { discardParams } from '../settlement/discard-and-settle.js';
 import { discardStep } from '../tables/steps/discard-step.js';
 import { lockRunOfStep } from '../tables/runs/lock-run-of-step.js';

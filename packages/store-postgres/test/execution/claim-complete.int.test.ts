@@ -5,7 +5,7 @@ import { Executor } from '../../src/db/executor.js';
 import { StatementCompiler } from '../../src/db/statement.js';
 import { tablesIn } from '../../src/db/tables.js';
 import { claim } from '../../src/execution/claim.js';
-import { claimChangeParams } from '../../src/tables/steps/claim-change.js';
+import { claimChangeParams } from '../../src/tables/steps/claim-parts.js';
 import { claimLimitedSteps } from '../../src/tables/steps/claim-limited-steps.js';
 import { claimSteps } from '../../src/tables/steps/claim-steps.js';
 import { claimOne, useStore } from '../fixture.js';

@@ -10,7 +10,7 @@ import {
   claimColumns,
   type ClaimChangeParams,
   type ClaimedStepRow,
-} from './claim-change.js';
+} from './claim-parts.js';
 
 /** What {@link claimFairSteps} claims, and for whom. */
 export interface ClaimFairStepsParams extends ClaimChangeParams {

@@ -11,7 +11,7 @@ import {
   claimColumns,
   type ClaimChangeParams,
   type ClaimedStepRow,
-} from './claim-change.js';
+} from './claim-parts.js';
 
 /** What {@link claimLimitedSteps} claims, and for whom. */
 export interface ClaimLimitedStepsParams extends ClaimChangeParams {

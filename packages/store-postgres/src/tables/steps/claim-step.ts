@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
-import { claimColumns, type ClaimChangeParams } from './claim-change.js';
+import { claimColumns, type ClaimChangeParams } from './claim-parts.js';
 
 /** The step to claim, for whom (`workerId`), and the claim change. */
 export interface ClaimStepParams extends ClaimChangeParams {

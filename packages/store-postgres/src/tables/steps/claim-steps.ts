@@ -9,7 +9,7 @@ import {
   claimColumns,
   type ClaimChangeParams,
   type ClaimedStepRow,
-} from './claim-change.js';
+} from './claim-parts.js';
 
 /** What {@link claimSteps} claims, and for whom. */
 export interface ClaimStepsParams extends ClaimChangeParams {
