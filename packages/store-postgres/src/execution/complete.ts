@@ -2,28 +2,22 @@ import { EventType, StepState, StepTrigger, stepChange } from '@cyclone/core';
 import type { Completion } from '../contract/worker-store.js';
 import type { Executor } from '../db/executor.js';
 import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
-import { prefixed, singleFromChangeParams } from '../tables/transitions/change-params.js';
-import { afterCompletion } from '../tables/steps/after-completion.js';
 import {
   acceptedCompletions,
   completeSteps,
+  completionParams,
   completionsInput,
-  type CompleteStepsParams,
 } from '../tables/steps/complete-steps.js';
 
-/** The parts of the completion statement's parameters that come from core's table. */
-const changes: Omit<CompleteStepsParams, 'stepIds' | 'claimTokens' | 'outputs'> = {
-  ...afterCompletion,
-  ...prefixed(
-    'complete',
-    singleFromChangeParams(stepChange(StepTrigger.Complete, StepState.Completed)),
-  ),
+/** A handler's success: `running -> completed` by `complete`, the attempt counted, no event row. */
+const handlerSuccess = completionParams({
+  change: stepChange(StepTrigger.Complete, StepState.Completed),
+  eventType: EventType.StepCompleted,
   countAttempt: true,
-  cached: false,
   timedOut: false,
-  completeEventType: EventType.StepCompleted,
+  cached: false,
   reportEnded: false,
-};
+});
 
 /**
  * Records handler successes in one statement, which also marks the runs that need settling in
@@ -50,7 +44,7 @@ export async function recordCompletions(
   db: Executor,
   completions: readonly Completion[],
 ): Promise<WithFollowUps<Set<string>>> {
-  const rows = await completeSteps(db, { ...changes, ...completionsInput(completions) });
+  const rows = await completeSteps(db, { ...handlerSuccess, ...completionsInput(completions) });
   const marked = new Set<string>();
   for (const row of rows) if (row.what === 'settle' && row.id) marked.add(row.id);
   return withFollowUps(acceptedCompletions(completions, rows), marked);

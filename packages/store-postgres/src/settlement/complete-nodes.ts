@@ -1,10 +1,9 @@
 import type { StepChange } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
-import { prefixed, singleFromChangeParams } from '../tables/transitions/change-params.js';
-import { afterCompletion } from '../tables/steps/after-completion.js';
 import {
   acceptedCompletions,
   completeSteps,
+  completionParams,
   completionsInput,
 } from '../tables/steps/complete-steps.js';
 
@@ -57,13 +56,14 @@ export async function completeNodes(
   const ended = new Set<string>();
   if (completions.length === 0) return { completed: new Set(), marked, ended };
   const rows = await completeSteps(db, {
-    ...afterCompletion,
-    countAttempt: false,
-    timedOut: how.timedOut,
-    cached: how.cached ?? false,
-    completeEventType: how.eventType,
-    ...prefixed('complete', singleFromChangeParams(how.change)),
-    reportEnded: true,
+    ...completionParams({
+      change: how.change,
+      eventType: how.eventType,
+      countAttempt: false,
+      timedOut: how.timedOut,
+      cached: how.cached ?? false,
+      reportEnded: true,
+    }),
     ...completionsInput(completions),
   });
   for (const row of rows) {

@@ -14,6 +14,7 @@ import {
 } from '@cyclone/core';
 import type { Executor } from '../db/executor.js';
 import { changeParams } from '../tables/transitions/change-params.js';
+import { runCompleted } from '../tables/events/run-row-events.js';
 import { clearSettlement } from '../tables/outbox/clear-settlement.js';
 import { lockSettlingRun } from '../tables/runs/lock-settling-run.js';
 import { moveRun, terminalMove } from '../tables/runs/move-run.js';
@@ -40,7 +41,7 @@ const cancellations = [
     eventType: EventType.StepCancelledFailFast,
   },
 ];
-const runCompletes = changeParams(runChange(RunTrigger.Complete, RunState.Completed));
+const runCompletes = changeParams(runCompleted);
 const runFails = changeParams(runChange(RunTrigger.DiscardUncontained, RunState.Failed));
 
 /**

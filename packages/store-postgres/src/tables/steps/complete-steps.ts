@@ -1,39 +1,41 @@
+import { RunState, type StepChange } from '@cyclone/core';
 import type { Executor } from '../../db/executor.js';
 import { Channels } from '../../db/channels.js';
 import { freedPlacesNotice } from './freed-places-notice.js';
 import { notifyIdsInChunks } from '../../db/notify-ids.js';
 import { isUuid } from '../../db/ids.js';
 import { defineStatement } from '../../db/statement.js';
-import type {
-  ChangeParams,
-  Prefixed,
-  SingleFromChangeParams,
-} from '../transitions/change-params.js';
+import { singleFrom } from '../transitions/change-params.js';
+import { OpenRunStates } from '../transitions/terminal-states.js';
 import { recordEvents } from '../events/record-events.js';
+import { runCompleted } from '../events/run-row-events.js';
 import { workflowStepsOfRun } from '../../db/steps-of-run.js';
+import { promoteTask } from './promote-ready.js';
 
 /**
  * A batch of completions and the changes they make, all from core's table: `complete*` the step's
  * own (`running -> completed` by `complete`, or a wait's, child's or fan-out's completion),
  * `runComplete*` the run's `-> completed` when its last open step completes, `promote*` a task
- * dependent's `pending -> available` by `promote`.
+ * dependent's `pending -> available` by `promote`. {@link completionParams} gives every value but
+ * the steps'.
  */
-export interface CompleteStepsParams
-  extends
-    Prefixed<'complete', SingleFromChangeParams>,
-    Prefixed<'runComplete', ChangeParams>,
-    Prefixed<'promote', SingleFromChangeParams> {
+export interface CompleteStepsParams {
   /** The steps as a Postgres array literal (see {@link completionsInput}). */
   stepIds: string;
   /** Each step's claim token, the same way; NULL for a node no worker claimed. */
   claimTokens: string;
   /** A JSON array of the steps' outputs, in order. */
   outputs: string;
-  /**
-   * Whether the rows name the runs this statement completed (`ended`): settlement needs them, a
-   * worker does not, and for standalone jobs they are as many as the completions.
-   */
-  reportEnded: boolean;
+  /** The state the completing steps move to (`completed`). */
+  completeToState: string;
+  /** The states they may move from: the statement's fence. */
+  completeFromStates: readonly string[];
+  /** The completion's trigger, for the events of nodes no worker runs. */
+  completeTrigger: string;
+  /** The one state they move from, for the `from_state` of those events. */
+  completeEventFrom: string;
+  /** The type of each completed step's event (`step_completed`, `wait_lapsed`). */
+  completeEventType: string;
   /**
    * Whether the completion is a handler's success, which ends an attempt (`attempts` + 1) and is
    * told by the step row rather than stored as an event; false for a wait, child or fan-out node,
@@ -44,12 +46,65 @@ export interface CompleteStepsParams
   timedOut: boolean;
   /** The value of `cached` the completed steps get (a result cache hit). */
   cached: boolean;
-  /** The type of each completed step's event (`step_completed`, `wait_lapsed`). */
-  completeEventType: string;
+  /**
+   * Whether the rows name the runs this statement completed (`ended`): settlement needs them, a
+   * worker does not, and for standalone jobs they are as many as the completions.
+   */
+  reportEnded: boolean;
+  /** The state a run whose last open step completes moves to (`completed`). */
+  runCompleteToState: string;
+  /** The run states it may move from. */
+  runCompleteFromStates: readonly string[];
+  /** The state a task dependent whose last dependency completed moves to (`available`). */
+  promoteToState: string;
+  /** The states such a dependent may move from (`pending`). */
+  promoteFromStates: readonly string[];
   /** The run state in which dependents are promoted (a paused run promotes nothing). */
   promotingRunState: string;
   /** Run states that are not terminal: a run in one of them may still need settling. */
   openRunStates: readonly string[];
+}
+
+/** How a batch completes: what {@link completionParams} needs besides core's table. */
+export interface CompletionKind {
+  /** The steps' change: `running -> completed` by `complete`, or a wait's, child's, fan-out's. */
+  readonly change: StepChange;
+  /** Their events' type (stored only for nodes no worker runs). */
+  readonly eventType: string;
+  /** A handler's success (see {@link CompleteStepsParams.countAttempt}). */
+  readonly countAttempt: boolean;
+  readonly timedOut: boolean;
+  readonly cached: boolean;
+  readonly reportEnded: boolean;
+}
+
+/**
+ * Every parameter of the completion statement but the steps' ({@link completionsInput}), each
+ * named here as the statement reads it: the completion's own change, then what happens after it
+ * (the run's completion is core's `runCompleted`, a dependent's promotion `promoteTask`, made only
+ * in a running run). `singleFrom` refuses a change with several from-states, whose events could
+ * not name one.
+ */
+export function completionParams(
+  kind: CompletionKind,
+): Omit<CompleteStepsParams, 'stepIds' | 'claimTokens' | 'outputs'> {
+  return {
+    completeToState: kind.change.to,
+    completeFromStates: kind.change.from,
+    completeTrigger: kind.change.trigger,
+    completeEventFrom: singleFrom(kind.change),
+    completeEventType: kind.eventType,
+    countAttempt: kind.countAttempt,
+    timedOut: kind.timedOut,
+    cached: kind.cached,
+    reportEnded: kind.reportEnded,
+    runCompleteToState: runCompleted.to,
+    runCompleteFromStates: runCompleted.from,
+    promoteToState: promoteTask.to,
+    promoteFromStates: promoteTask.from,
+    promotingRunState: RunState.Running,
+    openRunStates: OpenRunStates,
+  };
 }
 
 /**
