@@ -1,10 +1,11 @@
 /**
  * Counts and lists in the docs that follow the code: the store's layers, the scheduler's scanners,
- * core's error codes, and the store's tables (from the migrations) and source folders. Each is read
- * from the source here, so a layer, a scanner, an error code, a table or a folder added without its
- * line in the docs fails.
+ * core's error codes, the store's tables (from the migrations) and source folders, and the files of
+ * the life of a step. Each is read from the source here, so a layer, a scanner, an error code, a
+ * table or a folder added without its line in the docs fails, and so does a file of the path
+ * renamed or moved without the page.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { backquoted, tableStartingWith } from './markdown-tables.js';
 import { inRepo } from './support.js';
@@ -26,6 +27,11 @@ const NUMBER_WORDS = [
   'thirteen',
   'fourteen',
   'fifteen',
+  'sixteen',
+  'seventeen',
+  'eighteen',
+  'nineteen',
+  'twenty',
 ];
 
 const read = (file: string) => readFileSync(inRepo(file), 'utf8');
@@ -49,6 +55,33 @@ describe('docs/architecture.md', () => {
     );
     expect(scanners.length).toBeGreaterThan(0);
     expect(page).toContain(`beside the ${NUMBER_WORDS[scanners.length]} there are:`);
+  });
+
+  it("names each file of 'The life of a step' once, each one there, as many as it says", () => {
+    const start = page.indexOf('## The life of a step');
+    expect(start).toBeGreaterThan(0);
+    const section = page.slice(start, page.indexOf('\n## ', start + 1));
+    const files = (text: string) => [...text.matchAll(/`([\w./-]+\.ts)`/g)].map((m) => m[1]!);
+    // The numbered list is the path, its files named from `packages/`.
+    const path = files(
+      section
+        .split('\n\n')
+        .filter((p) => /^1\. /.test(p))
+        .join('\n'),
+    );
+    expect(path.length).toBeGreaterThan(0);
+    expect(path.filter((file, i) => path.indexOf(file) !== i)).toEqual([]);
+    expect(path.filter((file) => !existsSync(inRepo(`packages/${file}`)))).toEqual([]);
+    expect(section).toContain(`passes through these ${NUMBER_WORDS[path.length]} files`);
+    // The paragraphs after it name files under `store-postgres/src/`, the first from `packages/`.
+    const others = files(section.slice(section.indexOf('\nA failure takes')));
+    expect(others.length).toBeGreaterThan(0);
+    const missing = others.filter(
+      (file) =>
+        !existsSync(inRepo(`packages/${file}`)) &&
+        !existsSync(inRepo(`packages/store-postgres/src/${file}`)),
+    );
+    expect(missing).toEqual([]);
   });
 });
 
