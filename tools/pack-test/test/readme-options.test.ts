@@ -21,7 +21,13 @@ interface OptionsTable {
   readonly column?: string;
   /** A type in the same source whose options the table leaves to another table. */
   readonly beyond?: string;
+  /** The heading (its start) of the section holding the table, when the page has several. */
+  readonly section?: string;
+  /** The first column of a table elsewhere on the page whose options this table may leave out. */
+  readonly shared?: string;
 }
+
+const Connecting = '## Connecting';
 
 const tables: readonly OptionsTable[] = [
   {
@@ -58,6 +64,26 @@ const tables: readonly OptionsTable[] = [
     typeName: 'ScheduleOptions',
     column: 'schedule option',
   },
+  {
+    readme: 'docs/configuration.md',
+    source: 'packages/client/src/options.ts',
+    typeName: 'EnqueueOptions',
+    column: 'submit option',
+  },
+  ...(
+    [
+      ['## Client', 'packages/client/src/client.ts', 'ClientOptions'],
+      ['## Worker', 'packages/worker/src/options.ts', 'WorkerOptions'],
+      ['## Scheduler', 'packages/scheduler/src/options.ts', 'SchedulerOptions'],
+      ['## HTTP server', 'packages/server/src/server.ts', 'ServerOptions'],
+    ] as const
+  ).map(([section, source, typeName]) => ({
+    readme: 'docs/configuration.md',
+    source,
+    typeName,
+    section,
+    shared: Connecting,
+  })),
 ];
 
 const program = ts.createProgram([...new Set(tables.map(({ source }) => inRepo(source)))], {
@@ -88,9 +114,17 @@ function optionsOf(source: string, typeName: string): string[] {
     .sort();
 }
 
-/** The backquoted names in the first column of the README's table headed `column`. */
-function documentedOptions(readme: string, column: string): string[] {
-  const lines = readFileSync(inRepo(readme), 'utf8').split('\n');
+/**
+ * The backquoted names in the first column of the README's table headed `column`, in the section
+ * whose heading starts with `section` when one is given.
+ */
+function documentedOptions(readme: string, column: string, section?: string): string[] {
+  let lines = readFileSync(inRepo(readme), 'utf8').split('\n');
+  if (section !== undefined) {
+    const start = lines.findIndex((line) => line.startsWith(section));
+    if (start < 0) throw new Error(`${readme} has no section "${section}"`);
+    lines = lines.slice(start);
+  }
   const header = lines.findIndex((line) => new RegExp(`^\\|\\s*${column}\\s*\\|`).test(line));
   if (header < 0) throw new Error(`${readme} has no table whose first column is "${column}"`);
   const names: string[] = [];
@@ -103,15 +137,16 @@ function documentedOptions(readme: string, column: string): string[] {
 }
 
 describe('the option tables of the READMEs', () => {
-  for (const { readme, source, typeName, column = 'option', beyond } of tables) {
+  for (const { readme, source, typeName, column = 'option', beyond, section, shared } of tables) {
     const which = beyond === undefined ? typeName : `${typeName} beyond ${beyond}`;
     it(`${readme} lists every option of ${which}, and no other`, () => {
       const inherited = beyond === undefined ? [] : optionsOf(source, beyond);
       const declared = optionsOf(source, typeName).filter((name) => !inherited.includes(name));
       expect(declared.length, `${which} has options`).toBeGreaterThan(2);
-      const documented = documentedOptions(readme, column);
+      const documented = documentedOptions(readme, column, section);
+      const elsewhere = shared === undefined ? [] : documentedOptions(readme, 'option', shared);
       expect(
-        declared.filter((name) => !documented.includes(name)),
+        declared.filter((name) => !documented.includes(name) && !elsewhere.includes(name)),
         `options of ${typeName} missing from ${readme}`,
       ).toEqual([]);
       expect(
