@@ -2,15 +2,14 @@ import type { Executor } from '../../db/executor.js';
 import { defineStatement } from '../../db/statement.js';
 import { sqlConstant } from '../events/record-events.js';
 import {
-  ClaimedColumns,
   ClaimedFromState,
   claimedRows,
   claimedRowColumns,
   claimOrder,
-  claimColumns,
   type ClaimChangeParams,
   type ClaimedStepRow,
 } from './claim-parts.js';
+import { claimWithinLimits } from './claim-within-limits.js';
 
 /** What {@link claimFairSteps} claims, and for whom. */
 export interface ClaimFairStepsParams extends ClaimChangeParams {
@@ -80,14 +79,17 @@ WITH RECURSIVE f AS MATERIALIZED (
                                 ELSE coalesce((fs.weights ->> fs.cursor_key)::int, 1) END
            AS cursor_done,
          l.concurrency_max, coalesce(l.concurrency_per_key, false) AS cpk,
-         l.rate_limit, l.rate_period_ms, coalesce(l.rate_per_key, false) AS rpk
+         l.rate_limit, l.rate_period_ms, coalesce(l.rate_per_key, false) AS rate_per_key
   FROM ${t.fairShares} fs LEFT JOIN ${t.limits} l ON l.kind = fs.kind
   WHERE fs.kind = (SELECT ${p.kind}::text)
 ), lv AS MATERIALIZED (
-  -- The highest priority with a claimable step: one walk of the claim index.
-  SELECT s.priority AS p FROM f, ${t.steps} s
-  WHERE s.state = ${available} AND s.kind = f.kind AND s.scheduled_at <= now()
-    AND s.priority <= (SELECT ${p.atMost}::bigint)
+  -- The highest priority with a claimable step: one walk of the claim index, in its order, which
+  -- stops at the first due step. The kind is the parameter, not \`f.kind\`: under a join with \`f\`
+  -- the planner no longer takes the index's order for the query's and sorts every claimable step
+  -- of the kind first (a million read for one row).
+  SELECT s.priority AS p FROM ${t.steps} s
+  WHERE s.state = ${available} AND s.kind = (SELECT ${p.kind}::text) AND s.scheduled_at <= now()
+    AND s.priority <= (SELECT ${p.atMost}::bigint) AND EXISTS (SELECT 1 FROM f)
   ORDER BY s.priority DESC NULLS LAST, s.scheduled_at
   LIMIT 1
 ), room AS MATERIALIZED (
@@ -95,7 +97,7 @@ WITH RECURSIVE f AS MATERIALIZED (
   SELECT greatest(0, least((SELECT ${p.limit}::int),
     CASE WHEN f.concurrency_max IS NOT NULL AND NOT f.cpk THEN f.concurrency_max - (
       SELECT count(*)::int FROM ${t.steps} u WHERE u.state = ${running} AND u.kind = f.kind) END,
-    CASE WHEN f.rate_limit IS NOT NULL AND NOT f.rpk THEN f.rate_limit - (
+    CASE WHEN f.rate_limit IS NOT NULL AND NOT f.rate_per_key THEN f.rate_limit - (
       SELECT count(*)::int FROM ${t.rateStarts} r
       WHERE r.kind = f.kind AND r.at > now() - f.rate_period_ms * interval '1 millisecond') END
   )) AS n FROM f
@@ -138,18 +140,24 @@ WITH RECURSIVE f AS MATERIALIZED (
 ), visits AS MATERIALIZED (
   SELECT w.keyed, w.key, w.continues, row_number() OVER (ORDER BY w.part, w.i) AS pos
   FROM walk w ORDER BY w.part, w.i LIMIT (SELECT ${p.visits}::int)
+), busy AS MATERIALIZED (
+  -- Under a per-key cap, the running steps of each key: one read of the kind's running steps,
+  -- not one for each key visited.
+  SELECT u.concurrency_key AS key, count(*)::int AS n FROM ${t.steps} u
+  WHERE u.state = ${running} AND u.kind = (SELECT ${p.kind}::text)
+    AND EXISTS (SELECT 1 FROM f WHERE f.concurrency_max IS NOT NULL AND f.cpk)
+  GROUP BY u.concurrency_key
 ), shares AS MATERIALIZED (
   -- Each visited key's weight, what is left of its turn (all of it, unless its turn goes on), and
   -- the room its per-key limits leave.
   SELECT v.*, w.w,
     greatest(0, w.w - CASE WHEN v.continues THEN f.cursor_used ELSE 0 END) AS first,
     least(
-      CASE WHEN f.concurrency_max IS NOT NULL AND f.cpk THEN f.concurrency_max - (
-        SELECT count(*)::int FROM ${t.steps} u
-        WHERE u.state = ${running} AND u.kind = f.kind
-          AND (CASE WHEN v.keyed THEN u.concurrency_key = v.key ELSE u.concurrency_key IS NULL END))
+      CASE WHEN f.concurrency_max IS NOT NULL AND f.cpk THEN f.concurrency_max - coalesce((
+        SELECT b.n FROM busy b
+        WHERE b.key IS NOT DISTINCT FROM (CASE WHEN v.keyed THEN v.key END)), 0)
       END,
-      CASE WHEN f.rate_limit IS NOT NULL AND f.rpk THEN f.rate_limit - (
+      CASE WHEN f.rate_limit IS NOT NULL AND f.rate_per_key THEN f.rate_limit - (
         SELECT count(*)::int FROM ${t.rateStarts} r
         WHERE r.kind = f.kind AND r.at > now() - f.rate_period_ms * interval '1 millisecond'
           AND (CASE WHEN v.keyed THEN r.key = v.key ELSE r.key IS NULL END))
@@ -187,23 +195,7 @@ WITH RECURSIVE f AS MATERIALIZED (
   SELECT c.id, c.pos, c.round, row_number() OVER (ORDER BY c.round, c.pos, c.k) AS n FROM cand c
   ORDER BY c.round, c.pos, c.k
   LIMIT (SELECT n FROM room)
-), claimed AS (
-  UPDATE ${t.steps} s
-  SET state = ${p.toState}::text, ${claimColumns(t, p.workerId, p.leaseMs)}
-  -- The fence, as in the limited claim: a candidate another writer moved since this statement's
-  -- snapshot is checked again once that writer's lock is gone, and left when no longer claimable.
-  WHERE s.id = ANY(ARRAY(SELECT id FROM allowed))
-    AND s.state = ${available} AND s.scheduled_at <= now()
-  RETURNING ${ClaimedColumns}
-), recorded AS (
-  INSERT INTO ${t.rateStarts} (kind, key, at)
-  SELECT f.kind, CASE WHEN f.rpk THEN c.concurrency_key END, now()
-  FROM claimed c, f WHERE f.rate_limit IS NOT NULL
-), purged AS (
-  DELETE FROM ${t.rateStarts} r USING f
-  WHERE r.kind = f.kind
-    AND (f.rate_limit IS NULL OR r.at <= now() - f.rate_period_ms * interval '1 millisecond')
-), last AS (
+), ${claimWithinLimits(t, { p, allowed: 'allowed', limits: 'f l' })}, last AS (
   -- Where the turn stands now: at the key of the last step taken when the claim is full (its turn
   -- goes on while it took less than its weight in that round), else past the last key visited.
   SELECT q.keyed, q.key, q.continues AND a.round = 0 AS continues,

@@ -3,15 +3,13 @@ import { defineStatement } from '../../db/statement.js';
 import { sqlConstant } from '../events/record-events.js';
 import {
   claimableSteps,
-  ClaimedColumns,
-  ClaimedFromState,
   claimedRows,
   claimedRowColumns,
   claimOrder,
-  claimColumns,
   type ClaimChangeParams,
   type ClaimedStepRow,
 } from './claim-parts.js';
+import { claimWithinLimits } from './claim-within-limits.js';
 
 /** What {@link claimLimitedSteps} claims, and for whom. */
 export interface ClaimLimitedStepsParams extends ClaimChangeParams {
@@ -26,7 +24,6 @@ export interface ClaimLimitedStepsParams extends ClaimChangeParams {
 }
 
 const running = sqlConstant('running');
-const available = sqlConstant(ClaimedFromState);
 
 /**
  * A row of {@link claimLimitedSteps}: a claimed step (`id` set), or, when nothing was claimed, one
@@ -103,26 +100,7 @@ WITH lim AS (
     AND (l.rate_limit IS NULL OR r.rate_rank + coalesce(st.n, 0) <= l.rate_limit)
   ORDER BY r.priority DESC, r.scheduled_at
   LIMIT (SELECT ${p.limit}::int)
-), claimed AS (
-  UPDATE ${t.steps} s
-  SET state = ${p.toState}::text, ${claimColumns(t, p.workerId, p.leaseMs)}
-  -- The fence: a candidate another writer moved since this statement's snapshot (a cancel, a
-  -- pause, a new schedule) is checked again once that writer's lock is gone, and left when it is
-  -- no longer claimable. No other claim takes steps of this kind meanwhile (one that finds the
-  -- limit row locked claims nothing), so the update waits for such a lock, held briefly, rather
-  -- than skipping the row.
-  WHERE s.id = ANY(ARRAY(SELECT id FROM allowed))
-    AND s.state = ${available} AND s.scheduled_at <= now()
-  RETURNING ${ClaimedColumns}
-), recorded AS (
-  INSERT INTO ${t.rateStarts} (kind, key, at)
-  SELECT l.kind, CASE WHEN l.rate_per_key THEN c.concurrency_key END, now()
-  FROM claimed c, lim l WHERE l.rate_limit IS NOT NULL
-), purged AS (
-  DELETE FROM ${t.rateStarts} r USING lim l
-  WHERE r.kind = l.kind
-    AND (l.rate_limit IS NULL OR r.at <= now() - l.rate_period_ms * interval '1 millisecond')
-), rows AS (
+), ${claimWithinLimits(t, { p, allowed: 'allowed', limits: 'lim l' })}, rows AS (
   ${claimedRows(t)}
 )
 SELECT ${claimedRowColumns('rows')},
