@@ -15,7 +15,7 @@ interface OptionsTable {
   readonly readme: string;
   /** The source file that declares the type. */
   readonly source: string;
-  /** The exported interface or type alias. */
+  /** The exported interface or type alias; `A | B` for the union of their options. */
   readonly typeName: string;
   /** The table's first header cell. @defaultValue `'option'` */
   readonly column?: string;
@@ -70,6 +70,20 @@ const tables: readonly OptionsTable[] = [
     typeName: 'EnqueueOptions',
     column: 'submit option',
   },
+  {
+    readme: 'docs/configuration.md',
+    source: 'packages/core/src/workflow-options.ts',
+    typeName: [
+      'TaskNodeOptions',
+      'FanOutOptions',
+      'WaitSignalOptions',
+      'WaitAnyOptions',
+      'WaitNOptions',
+      'WaitTimerOptions',
+      'ChildOptions',
+    ].join(' | '),
+    section: '## Nodes',
+  },
   ...(
     [
       ['## Client', 'packages/client/src/client.ts', 'ClientOptions'],
@@ -96,8 +110,12 @@ const program = ts.createProgram([...new Set(tables.map(({ source }) => inRepo(s
 });
 const checker = program.getTypeChecker();
 
-/** The public property names of an exported type, as the compiler sees them. */
-function optionsOf(source: string, typeName: string): string[] {
+/** The public property names of exported types (`A | B`: of either), as the compiler sees them. */
+function optionsOf(source: string, typeNames: string): string[] {
+  return [...new Set(typeNames.split(' | ').flatMap((name) => optionsOfOne(source, name)))].sort();
+}
+
+function optionsOfOne(source: string, typeName: string): string[] {
   const file = program.getSourceFile(inRepo(source));
   if (file === undefined) throw new Error(`${source} is not in the program`);
   const declaration = file.statements.find(
