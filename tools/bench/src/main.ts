@@ -375,7 +375,7 @@ function describe(m: Measurement): string {
     return `${fmt(m.value)} ms per item, ${fmt(m.extra.ratio)}x a plain job's ${fmt(m.extra.jobMsPerItem)} ms; at most ${String(m.extra.highestRunning)} items at once`;
   }
   if (m.variant === 'flow-plan') {
-    return `limited claim ${fmt(m.extra.limitedMs)} ms (${String(m.extra.limitedBuffers)} buffers, seq scans: ${String(m.extra.limitedSeqScans)}), unlimited claim ${fmt(m.extra.unlimitedMs)} ms (seq scans: ${String(m.extra.unlimitedSeqScans)})`;
+    return `limited claim ${fmt(m.extra.limitedMs)} ms (${String(m.extra.limitedBuffers)} buffers, seq scans: ${String(m.extra.limitedSeqScans)}), unlimited claim ${fmt(m.extra.unlimitedMs)} ms (seq scans: ${String(m.extra.unlimitedSeqScans)}), fair claim ${fmt(m.extra.fairMs)} ms (${String(m.extra.fairClaimed)} claimed, ${String(m.extra.fairStepRowsRead)} step rows read, ${String(m.extra.fairBuffers)} buffers, seq scans: ${String(m.extra.fairSeqScans)})`;
   }
   if (m.variant.startsWith('flow-')) {
     return `${fmt(m.value)}x: ${fmt(m.extra.limitedRate)} jobs/s limited, ${fmt(m.extra.plainRate)} jobs/s without${m.extra.capped === true ? ' (capped)' : ''}`;

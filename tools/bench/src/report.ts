@@ -99,6 +99,8 @@ const flowLabels: Readonly<Record<string, string>> = {
   'kind-cap': `a per-kind cap of ${flowKindCap.toLocaleString('en-US')} (never binds)`,
   'key-cap': 'a per-key cap of 1 over 10,000 keys, one job each (never binds)',
   priority: 'priorities -3..3, no limit',
+  'fair-10': 'fair share over 10 keys',
+  'fair-10k': 'fair share over 10,000 keys, one job each',
 };
 
 function rowSpecs(variants: readonly Variant[], depthRows: number): RowSpec[] {
@@ -256,6 +258,22 @@ function rowSpecs(variants: readonly Variant[], depthRows: number): RowSpec[] {
             unit: 'ms',
             better: 'lower',
             pick: (m) => num(m, 'unlimitedMs'),
+          });
+          specs.push({
+            id: 'flow-plan-fair',
+            variant: v.id,
+            label: `flow plan: claim of 50 of the same kind under fair share, limits kept (EXPLAIN ANALYZE)`,
+            unit: 'ms',
+            better: 'lower',
+            pick: (m) => num(m, 'fairMs'),
+          });
+          specs.push({
+            id: 'flow-plan-fair-rows',
+            variant: v.id,
+            label: `flow plan: rows of cyclone_steps the fair claim read (of ${fmtInt(v.n)} claimable)`,
+            unit: 'rows',
+            better: 'lower',
+            pick: (m) => num(m, 'fairStepRowsRead'),
           });
           break;
         }

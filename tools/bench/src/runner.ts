@@ -221,6 +221,12 @@ async function main(): Promise<RunnerResult> {
             unlimitedBuffers: r.unlimited.sharedBuffers,
             unlimitedSeqScans: r.unlimited.seqScans.join(',') || 'none',
             unlimitedIndexes: r.unlimited.indexes.join(','),
+            fairMs: r.fair.executionMs,
+            fairBuffers: r.fair.sharedBuffers,
+            fairSeqScans: r.fair.seqScans.join(',') || 'none',
+            fairIndexes: r.fair.indexes.join(','),
+            fairClaimed: r.fairClaimed,
+            fairStepRowsRead: r.fairStepRowsRead,
             fillSeconds: r.fillSeconds,
           },
         };

@@ -97,12 +97,14 @@ const specs: readonly TargetSpec[] = [
     read: medianOf('fanout-ratio'),
     ...times,
   },
-  ...(['kind-cap', 'key-cap', 'priority'] as const).map((mode): TargetSpec => ({
-    target: `flow control (${mode}): rate / rate without limits`,
-    goal: '>= 0.80',
-    read: medianOf(`flow-${mode}-ratio`),
-    ...plain,
-  })),
+  ...(['kind-cap', 'key-cap', 'priority', 'fair-10', 'fair-10k'] as const).map(
+    (mode): TargetSpec => ({
+      target: `flow control (${mode}): rate / rate without limits`,
+      goal: '>= 0.80',
+      read: medianOf(`flow-${mode}-ratio`),
+      ...plain,
+    }),
+  ),
   {
     target: 'worker peak RSS, c=100',
     goal: '<= 150 MB',

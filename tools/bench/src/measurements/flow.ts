@@ -4,8 +4,9 @@
  * `flowCost`: what a limit costs the claim. Two sets of N no-op jobs wait in one database, one
  * of a kind with no limit and one of a kind with flow control set (a per-kind cap above what the
  * worker holds claimed, its slots and its local queue, so it never binds; a per-key cap of 1 over
- * 10,000 distinct keys, one job each, so it never binds either; or priorities spread over -3..3,
- * no limit). A worker of
+ * 10,000 distinct keys, one job each, so it never binds either; priorities spread over -3..3,
+ * no limit; or fair share over 10 keys or over 10,000 keys, one job each, where the worker claims
+ * for its free slots only and the claim walks the keys in turn). A worker of
  * concurrency C drains a warm-up set (untimed), then each set in turn (the order given, so that
  * rounds can alternate it), timed
  * from its start until the set's steps are all completed. The figure is the limited set's rate as
@@ -14,7 +15,8 @@
  * `flowPlan`: the claim's plans at a million available steps of a limited kind (a per-key cap
  * over 10,000 keys, a rate limit, priorities), cloned with `INSERT ... SELECT generate_series`
  * and analysed. One claim of the limited kind and one of an unlimited kind run through the store
- * with their statements captured; each is then run again under `EXPLAIN (ANALYZE, BUFFERS)` in a
+ * with their statements captured, then one of the limited kind put under fair share (its limits
+ * kept), whose statement must read the keys it serves, not the million claimable steps; each is then run again under `EXPLAIN (ANALYZE, BUFFERS)` in a
  * transaction rolled back. A sequential scan of the steps or runs table fails the measurement.
  */
 import pg from 'pg';
@@ -35,10 +37,18 @@ export const flowKeys = 10_000;
 /** Jobs per `submit` call. */
 const chunk = 2_000;
 
+/** Distinct concurrency keys the jobs of a mode spread over (none: no key). */
+const keysOf: Readonly<Partial<Record<FlowMode, number>>> = {
+  'key-cap': flowKeys,
+  'fair-10': 10,
+  'fair-10k': flowKeys,
+};
+
 /** The keys and priorities of the limited set's jobs, and the limit set on its kind. */
 function flowJob(mode: FlowMode, i: number): { concurrencyKey: string | null; priority: number } {
+  const keys = keysOf[mode];
   return {
-    concurrencyKey: mode === 'key-cap' ? `key-${i % flowKeys}` : null,
+    concurrencyKey: keys === undefined ? null : `key-${i % keys}`,
     priority: mode === 'priority' ? (i % 7) - 3 : 0,
   };
 }
@@ -51,6 +61,7 @@ async function setLimit(client: Client, mode: FlowMode, concurrency: number): Pr
     });
   if (mode === 'key-cap')
     await client.setConcurrencyLimit({ kind: flowKind, max: 1, perKey: true });
+  if (mode === 'fair-10' || mode === 'fair-10k') await client.setFairShare({ kind: flowKind });
 }
 
 export interface FlowCostResult {
@@ -166,6 +177,10 @@ interface PlanNode {
   readonly 'Node Type': string;
   readonly 'Relation Name'?: string;
   readonly 'Index Name'?: string;
+  readonly 'Actual Rows'?: number;
+  readonly 'Actual Loops'?: number;
+  readonly 'Rows Removed by Filter'?: number;
+  readonly 'Rows Removed by Index Recheck'?: number;
   readonly Plans?: readonly PlanNode[];
 }
 
@@ -181,7 +196,16 @@ export interface PlanCheck {
   readonly sharedBuffers: number;
   readonly seqScans: readonly string[];
   readonly indexes: readonly string[];
+  /** Rows of `cyclone_steps` the plan's scans read, those their filters removed included. */
+  readonly stepRowsRead: number;
 }
+
+/**
+ * Most rows of `cyclone_steps` the fair claim of 50 may read at a million claimable steps: it
+ * visits at most 66 keys (its batch and 16 more), with a probe or two each, and counts the running
+ * steps of each visited key against its per-key cap; a scan of the claimable steps reads 1,000,000.
+ */
+const FairRowsReadBound = 10_000;
 
 /** The steps or runs tables: a sequential scan of either reads the whole queue. */
 const bigTables = new Set(['cyclone_steps', 'cyclone_runs']);
@@ -224,6 +248,17 @@ async function explain(
         .filter((n) => n['Node Type'] === 'Seq Scan')
         .map((n) => n['Relation Name'] ?? '?'),
       indexes: [...new Set(nodes.flatMap((n) => (n['Index Name'] ? [n['Index Name']] : [])))],
+      stepRowsRead: nodes
+        .filter((n) => n['Relation Name'] === 'cyclone_steps')
+        .reduce(
+          (sum, n) =>
+            sum +
+            ((n['Actual Rows'] ?? 0) +
+              (n['Rows Removed by Filter'] ?? 0) +
+              (n['Rows Removed by Index Recheck'] ?? 0)) *
+              (n['Actual Loops'] ?? 1),
+          0,
+        ),
     };
   } catch (error) {
     await c.query('ROLLBACK').catch(() => undefined);
@@ -237,6 +272,11 @@ async function explain(
 export interface FlowPlanResult {
   readonly limited: PlanCheck;
   readonly unlimited: PlanCheck;
+  /** The claim of the limited kind under fair share, limits kept. */
+  readonly fair: PlanCheck;
+  /** Steps the fair claim took, and the index entries of `cyclone_steps` its plan read. */
+  readonly fairClaimed: number;
+  readonly fairStepRowsRead: number;
   readonly fillSeconds: number;
 }
 
@@ -307,12 +347,44 @@ export async function flowPlan(url: string, n: number): Promise<FlowPlanResult> 
     };
     const limited = await explain(pool, pick('claim-limited-steps'));
     const unlimited = await explain(pool, pick('claim-steps'));
-    for (const check of [limited, unlimited]) {
+    // The same kind under fair share, its limits kept: the claim walks the keys in turn.
+    await client.setFairShare({ kind: flowKind });
+    let fairClaimed = 0;
+    const capturedFair = await captureStatements(
+      (name) => name.includes('claim-fair-steps'),
+      async () => {
+        const claimed = await store.claim({
+          kinds: [flowKind],
+          limit: 50,
+          workerId: 'bench-plan',
+          leaseMs: 60_000,
+        });
+        fairClaimed = claimed.length;
+        if (fairClaimed === 0) throw new Error(`flow plan: nothing was claimed under fair share`);
+      },
+    );
+    const fairStatement = [...capturedFair.values()].find((s) => s.name.includes('claim-fair'));
+    if (!fairStatement) throw new Error('flow plan: no claim-fair-steps statement was sent');
+    const fair = await explain(pool, fairStatement);
+    for (const check of [limited, unlimited, fair]) {
       const scans = check.seqScans.filter((t) => bigTables.has(t));
       if (scans.length > 0)
         throw new Error(`flow plan: ${check.statement} scans ${scans.join(', ')} sequentially`);
     }
-    return { limited, unlimited, fillSeconds };
+    // Reading no more than the keys it serves: a claim of 50 visits at most 66 keys (decision
+    // 371), so its reads of the steps are a few per key, never the claimable steps of the kind.
+    if (fair.stepRowsRead > FairRowsReadBound)
+      throw new Error(
+        `flow plan: the fair claim read ${fair.stepRowsRead} rows of cyclone_steps (bound ${FairRowsReadBound})`,
+      );
+    return {
+      limited,
+      unlimited,
+      fair,
+      fairClaimed,
+      fairStepRowsRead: fair.stepRowsRead,
+      fillSeconds,
+    };
   } finally {
     await client.close();
     await pool.end();

@@ -29,7 +29,7 @@ export const measureNames = [
 export type MeasureName = (typeof measureNames)[number];
 
 /** The flow-control settings measured against none (`measurements/flow.ts`). */
-export const flowModes = ['kind-cap', 'key-cap', 'priority'] as const;
+export const flowModes = ['kind-cap', 'key-cap', 'priority', 'fair-10', 'fair-10k'] as const;
 export type FlowMode = (typeof flowModes)[number];
 
 /**
