@@ -52,7 +52,7 @@ export class Executor {
   }
 
   /** Resolves once every launched step has finished (handler settled and outcome written). */
-  settled(): Promise<void> {
+  idle(): Promise<void> {
     return this.executions.idle();
   }
 

@@ -349,7 +349,7 @@ export class Worker {
       timer = setTimeout(() => resolve(false), timeoutMs);
       this.forceNow = () => resolve(false);
     });
-    const finished = await Promise.race([this.executor.settled().then(() => true), cut]);
+    const finished = await Promise.race([this.executor.idle().then(() => true), cut]);
     clearTimeout(timer);
     return finished;
   }
