@@ -49,4 +49,4 @@ export {
   connectionFailureReason,
   DatabaseFailure,
 } from './db/driver-errors.js';
-export type { Queryable } from './db/executor.js';
+export type { Queryable } from './db/sql-runner.js';

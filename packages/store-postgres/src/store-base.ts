@@ -3,7 +3,7 @@ import type { StoreLogger } from './contract/store-logger.js';
 import { processWarningLogger } from './contract/store-logger.js';
 import { describePool } from './db/describe-pool.js';
 import { toStoreError, type DatabaseTarget } from './db/driver-errors.js';
-import { Executor } from './db/executor.js';
+import { SqlRunner } from './db/sql-runner.js';
 import { poolerModeOf, type PoolerMode } from './db/pooler.js';
 import { StatementCompiler } from './db/statement.js';
 import { tablesIn, type Tables } from './db/tables.js';
@@ -14,7 +14,7 @@ import type { WithFollowUps } from './settlement/settle-after-commit.js';
 import type { PostgresStoreOptions } from './store-options.js';
 
 /**
- * What every operation of {@link PostgresStore} runs through: the executor over the pool, the
+ * What every operation of {@link PostgresStore} runs through: the SQL runner over the pool, the
  * mapping of driver errors to Cyclone's typed errors, and the one after-commit step that settles
  * the runs an operation left in the settlement outbox.
  */
@@ -28,7 +28,7 @@ export abstract class StoreBase {
   protected readonly transactionPool: pg.Pool;
   /** Where `subscribe` LISTENs; none behind a transaction-mode pooler without a listen pool. */
   protected readonly listenPool: pg.Pool | undefined;
-  protected readonly exec: Executor;
+  protected readonly exec: SqlRunner;
   protected readonly target: DatabaseTarget;
   /** The listen pool's, for its errors; the main pool's when they are the same. */
   protected readonly listenTarget: DatabaseTarget;
@@ -43,7 +43,7 @@ export abstract class StoreBase {
     // Behind a transaction-mode pooler: no named statements, and LISTEN only on a pool of its own.
     const direct = this.pooler !== 'transaction';
     this.listenPool = options.listenPool ?? (direct ? this.pool : undefined);
-    this.exec = new Executor(this.pool, new StatementCompiler(this.tables), this.pool, direct);
+    this.exec = new SqlRunner(this.pool, new StatementCompiler(this.tables), this.pool, direct);
     const { schema } = this.tables;
     this.target = { description: describePool(options.pool, options.connectionString), schema };
     this.listenTarget = options.listenPool

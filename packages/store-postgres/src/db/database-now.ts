@@ -1,4 +1,4 @@
-import type { Executor } from './executor.js';
+import type { SqlRunner } from './sql-runner.js';
 import { defineStatement } from './statement.js';
 
 /** The database clock. */
@@ -8,6 +8,6 @@ const statement = defineStatement<Record<string, never>, { now: Date }>(
 );
 
 /** Reads `now()`: inside a transaction, the transaction's start. */
-export async function databaseNow(db: Executor): Promise<Date> {
+export async function databaseNow(db: SqlRunner): Promise<Date> {
   return (await db.one(statement, {}))!.now;
 }

@@ -1,4 +1,4 @@
-import type { Executor } from './executor.js';
+import type { SqlRunner } from './sql-runner.js';
 import { defineStatement } from './statement.js';
 
 /**
@@ -12,6 +12,6 @@ const statement = defineStatement<{ timeout: string }>(
 );
 
 /** Sets the transaction's lock timeout, in milliseconds. */
-export async function setLockTimeout(tx: Executor, ms: number): Promise<void> {
+export async function setLockTimeout(tx: SqlRunner, ms: number): Promise<void> {
   await tx.rows(statement, { timeout: `${Math.max(1, Math.round(ms))}ms` });
 }

@@ -11,10 +11,10 @@ import { retryOnConflict } from './retry.js';
  * thousands of times a second. Behind a pooler in transaction mode a named statement prepared on
  * one server session is missing on the next (or already exists there), so with `prepared: false`
  * every statement is sent unnamed, parsed and planned at each execution; its text is still built
- * once per store (the compiler's cache). Every store operation takes an executor; on a pool it can
+ * once per store (the compiler's cache). Every store operation takes a runner; on a pool it can
  * also open transactions.
  */
-export class Executor {
+export class SqlRunner {
   constructor(
     readonly db: Queryable,
     private readonly compiler: StatementCompiler,
@@ -53,23 +53,23 @@ export class Executor {
   }
 
   /** Runs a single statement again when Postgres aborted it for a deadlock. */
-  retrying<T>(work: (exec: Executor) => Promise<T>): Promise<T> {
+  retrying<T>(work: (exec: SqlRunner) => Promise<T>): Promise<T> {
     return retryOnConflict(() => work(this));
   }
 
   /**
-   * Runs `work` in a transaction (retried on deadlocks, see `withTransaction`), with an executor on
-   * the transaction's client. Only an executor on a pool opens transactions.
+   * Runs `work` in a transaction (retried on deadlocks, see `withTransaction`), with a runner on
+   * the transaction's client. Only a runner on a pool opens transactions.
    */
-  transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T> {
     if (!this.pool)
-      throw new TypeError('this executor runs on a client and cannot open a transaction');
+      throw new TypeError('this SQL runner runs on a client and cannot open a transaction');
     return withTransaction(this.pool, (client) => work(this.on(client)));
   }
 
-  /** The same executor on another connection (a transaction's client, a caller's transaction). */
-  on(db: Queryable): Executor {
-    return new Executor(db, this.compiler, undefined, this.prepared);
+  /** The same runner on another connection (a transaction's client, a caller's transaction). */
+  on(db: Queryable): SqlRunner {
+    return new SqlRunner(db, this.compiler, undefined, this.prepared);
   }
 
   private async run<P extends object, R extends pg.QueryResultRow>(

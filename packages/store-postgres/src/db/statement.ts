@@ -23,7 +23,7 @@ export interface Statement<P extends object, R extends pg.QueryResultRow> {
 
 /**
  * Declares a statement. One statement a file, the file named after it; the file exports a typed
- * function that runs it (see {@link Executor}).
+ * function that runs it (see {@link SqlRunner}).
  *
  * @example
  * ```ts

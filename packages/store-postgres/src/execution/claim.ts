@@ -1,5 +1,5 @@
 import type { ClaimedStep, ClaimRequest } from '../contract/worker-store.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { claimChangeParams, type ClaimedStepRow } from '../tables/steps/claim-parts.js';
 import {
   claimLimitedSteps,
@@ -22,7 +22,7 @@ import { LimitedKinds, PerKeyScanExtra } from './limited-kinds.js';
  * would run more than the cap.
  */
 export async function claim(
-  db: Executor,
+  db: SqlRunner,
   request: ClaimRequest,
   limitedKinds: LimitedKinds = new LimitedKinds(),
 ): Promise<ClaimedStep[]> {

@@ -6,7 +6,7 @@ import type {
   TransactionalCompletion,
   TransactionalWork,
 } from '../contract/worker-store.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { withTransaction } from '../db/transaction.js';
 import { WorkFailure } from '../db/work-failure.js';
 import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
@@ -21,7 +21,7 @@ class Refused extends Error {}
  * on a deadlock, which aborts the whole transaction; the transaction's owner decides.
  */
 export async function completeWithin(
-  db: Executor,
+  db: SqlRunner,
   completion: Completion,
 ): Promise<CompletionWithin> {
   const { value, followUps } = await recordCompletions(db, [completion]);
@@ -37,7 +37,7 @@ export async function completeWithin(
  * store's call.
  */
 export async function completeInTransaction<T>(
-  db: Executor,
+  db: SqlRunner,
   pool: pg.Pool,
   held: HeldStep,
   work: TransactionalWork<T>,

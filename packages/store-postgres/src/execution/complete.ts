@@ -1,6 +1,6 @@
 import { EventType, StepState, StepTrigger, stepChange } from '@cyclone/core';
 import type { Completion } from '../contract/worker-store.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 import {
   acceptedCompletions,
@@ -28,7 +28,7 @@ const handlerSuccess = completionParams({
  * again when Postgres aborts it for a deadlock: on the pool it is a transaction of its own.
  */
 export function completeAll(
-  db: Executor,
+  db: SqlRunner,
   completions: readonly Completion[],
 ): Promise<WithFollowUps<Set<string>>> {
   if (completions.length === 0) return Promise.resolve(withFollowUps(new Set<string>()));
@@ -41,7 +41,7 @@ export function completeAll(
  * deadlock aborts the whole transaction and a statement alone cannot be run again.
  */
 export async function recordCompletions(
-  db: Executor,
+  db: SqlRunner,
   completions: readonly Completion[],
 ): Promise<WithFollowUps<Set<string>>> {
   const rows = await completeSteps(db, { ...handlerSuccess, ...completionsInput(completions) });

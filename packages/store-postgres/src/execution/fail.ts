@@ -1,6 +1,6 @@
 import { ErrorKind, StepState, StepTrigger, stepChange, EventType } from '@cyclone/core';
 import type { Failure, FailureOutcome } from '../contract/worker-store.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { discardAndSettle } from '../settlement/discard-and-settle.js';
 import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 import { requeue } from './requeue.js';
@@ -13,7 +13,10 @@ const discardExhausted = stepChange(StepTrigger.AttemptsExhausted, StepState.Exh
  * was the last attempt; a permanent one, or the last attempt, discards the step and settles the
  * run (fail-fast, or branch cancellation) in the same transaction.
  */
-export async function fail(db: Executor, failure: Failure): Promise<WithFollowUps<FailureOutcome>> {
+export async function fail(
+  db: SqlRunner,
+  failure: Failure,
+): Promise<WithFollowUps<FailureOutcome>> {
   // A transient failure (the input could not be read) charges no attempt, so it never exhausts
   // the step: it goes back to available at the same attempt, however many attempts are left.
   const exhausted =

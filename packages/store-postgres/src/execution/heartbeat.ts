@@ -1,10 +1,10 @@
 import type { HeldStep } from '../contract/worker-store.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { heartbeatSteps } from '../tables/steps/heartbeat-steps.js';
 
 /** Extends the leases of held steps; returns the ids still held (the others were lost). */
 export async function heartbeat(
-  db: Executor,
+  db: SqlRunner,
   held: readonly HeldStep[],
   leaseMs: number,
 ): Promise<Set<string>> {

@@ -1,9 +1,9 @@
 import { StepTrigger, EventType } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { requeue } from './requeue.js';
 
 /** Gives a running step back without charging an attempt (graceful shutdown); false when fenced out. */
-export function release(db: Executor, stepId: string, claimToken: string): Promise<boolean> {
+export function release(db: SqlRunner, stepId: string, claimToken: string): Promise<boolean> {
   return requeue(db, stepId, claimToken, {
     trigger: StepTrigger.Release,
     delayMs: 0,

@@ -1,5 +1,5 @@
 import { RunState, StepState, StepTrigger, stepChange } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { prefixed, singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { rescheduleStep } from '../tables/steps/reschedule-step.js';
 
@@ -39,7 +39,7 @@ export interface Requeue {
 
 /** Gives a running step back to the queue (or to `paused`); false when fenced out. */
 export async function requeue(
-  db: Executor,
+  db: SqlRunner,
   stepId: string,
   claimToken: string,
   p: Requeue,

@@ -1,10 +1,10 @@
 import { ErrorKind, StepTrigger, EventType } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { requeue } from './requeue.js';
 
 /** Delays a running step without charging an attempt (`snooze(d)`); false when fenced out. */
 export function snooze(
-  db: Executor,
+  db: SqlRunner,
   stepId: string,
   claimToken: string,
   delayMs: number,

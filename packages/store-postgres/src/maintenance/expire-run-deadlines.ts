@@ -8,7 +8,7 @@ import {
   stepChange,
   EventType,
 } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { endRunSteps } from '../tables/steps/end-run-steps.js';
 import { moveRun, terminalMove } from '../tables/runs/move-run.js';
 import { changeParams } from '../tables/transitions/change-params.js';
@@ -32,7 +32,7 @@ export const RunDeadlineError = 'run deadline exceeded';
  * by `limit` runs a pass; running it again does nothing more. `value` is how many runs it failed.
  */
 export async function expireRunDeadlines(
-  db: Executor,
+  db: SqlRunner,
   limit = 100,
 ): Promise<WithFollowUps<number>> {
   let failed = 0;

@@ -1,6 +1,6 @@
 import { ErrorKind, StepState, StepTrigger, stepChange } from '@cyclone/core';
 import type { UnservedStepsSweep } from '../contract/maintenance-store.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { claimChangeParams } from '../tables/steps/claim-parts.js';
 import { discardParams } from '../settlement/discard-and-settle.js';
 import { discardStep } from '../tables/steps/discard-step.js';
@@ -19,7 +19,7 @@ const discardPermanent = stepChange(StepTrigger.PermanentError, StepState.Exhaus
  * in one transaction, so only legal moves are made. `value` is how many steps it failed.
  */
 export async function failUnservedSteps(
-  db: Executor,
+  db: SqlRunner,
   p: UnservedStepsSweep,
 ): Promise<WithFollowUps<number>> {
   const steps = await findUnservedSteps(db, {

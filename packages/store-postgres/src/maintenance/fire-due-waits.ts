@@ -1,7 +1,7 @@
 import { EventType } from '@cyclone/core';
 import { singleFrom } from '../tables/transitions/change-params.js';
 import type { DueWaitsResult } from '../contract/maintenance-store.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { lockRunOfStep } from '../tables/runs/lock-run-of-step.js';
 import { settleInTransaction } from '../settlement/settle-in-transaction.js';
 import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
@@ -46,7 +46,7 @@ const lapsed = {
  * that moved on meanwhile is skipped, so the pass is safe to run again and on several replicas.
  */
 export async function fireDueWaits(
-  db: Executor,
+  db: SqlRunner,
   limit = 100,
 ): Promise<WithFollowUps<DueWaitsResult>> {
   const due = await findDueWaits(db, {

@@ -1,5 +1,5 @@
 import { StepState } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { lockRunOfStep } from '../tables/runs/lock-run-of-step.js';
 import { settleInTransaction } from '../settlement/settle-in-transaction.js';
 import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
@@ -15,7 +15,7 @@ import { lapseChild } from '../tables/children/child-changes.js';
  * settled (fail-fast, or branch cancellation). A node that moved on meanwhile (its child ended, a
  * pause moved its deadline) is left alone. `value` is whether it lapsed the node.
  */
-export function lapseChildNode(db: Executor, stepId: string): Promise<WithFollowUps<boolean>> {
+export function lapseChildNode(db: SqlRunner, stepId: string): Promise<WithFollowUps<boolean>> {
   return db.transaction(async (tx) => {
     const run = await lockRunOfStep(tx, { stepId });
     if (!run) return withFollowUps(false);

@@ -2,7 +2,7 @@ import type {
   EventPartitionSettings,
   EventPartitionsResult,
 } from '../contract/maintenance-store.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { setLockTimeout } from '../db/lock-timeout.js';
 import { quoteIdent } from '../db/tables.js';
 import { listEventPartitions } from '../tables/events/list-event-partitions.js';
@@ -31,7 +31,7 @@ const DAY = 86_400_000;
  * to a later pass. Safe to run again and from any replica.
  */
 export async function maintainEventPartitions(
-  db: Executor,
+  db: SqlRunner,
   settings: EventPartitionSettings = {},
 ): Promise<EventPartitionsResult> {
   const periodMs = settings.periodMs ?? DAY;
@@ -110,7 +110,7 @@ class PeriodKept extends Error {}
  * parameters: the name is quoted and the bounds are made from numbers, never from input.
  */
 async function createPeriod(
-  db: Executor,
+  db: SqlRunner,
   name: string,
   period: PeriodBounds,
   lockTimeoutMs: number,
@@ -132,7 +132,7 @@ async function createPeriod(
 
 /** Drops one period's partition unless a run of the period exists under the lock. */
 async function dropPeriod(
-  db: Executor,
+  db: SqlRunner,
   name: string,
   range: { from: string; to: string },
   lockTimeoutMs: number,
@@ -161,7 +161,7 @@ async function dropPeriod(
  * the time of copying a few runs' history.
  */
 async function compactPeriod(
-  db: Executor,
+  db: SqlRunner,
   period: PeriodBounds & { name: string },
   kept: string,
   range: { from: string; to: string },

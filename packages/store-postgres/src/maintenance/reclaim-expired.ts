@@ -1,5 +1,5 @@
 import { ErrorKind, RunState, StepState, StepTrigger, stepChange } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { discardAndSettle } from '../settlement/discard-and-settle.js';
 import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 import { prefixed, singleFromChangeParams } from '../tables/transitions/change-params.js';
@@ -18,7 +18,7 @@ const discardReclaimLimit = stepChange(StepTrigger.ReclaimLimit, StepState.Exhau
  * charged, no backoff), or are discarded with `reclaim_limit` once reclaimed `maxReclaims`
  * times, each discard settling its run. `value` is how many steps it moved.
  */
-export async function reclaimExpired(db: Executor, limit = 500): Promise<WithFollowUps<number>> {
+export async function reclaimExpired(db: SqlRunner, limit = 500): Promise<WithFollowUps<number>> {
   const moved = await db.retrying((exec) =>
     reclaimExpiredLeases(exec, {
       limit,

@@ -1,5 +1,5 @@
 import type { StoreLogger } from '../contract/store-logger.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { settleAfterCommit } from '../settlement/settle-after-commit.js';
 import { settleInTransaction } from '../settlement/settle-in-transaction.js';
 import { findPendingSettlements } from '../tables/outbox/find-pending-settlements.js';
@@ -12,7 +12,7 @@ import { findPendingSettlements } from '../tables/outbox/find-pending-settlement
  * fails the pass, which the scanner reports and runs again. Returns how many runs it settled.
  */
 export async function settlePending(
-  db: Executor,
+  db: SqlRunner,
   logger: StoreLogger,
   limit = 100,
 ): Promise<number> {

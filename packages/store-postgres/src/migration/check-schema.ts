@@ -1,5 +1,5 @@
 import { SchemaNotMigratedError } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { pendingMigrations, shippedMigrations } from './migration-journal.js';
 import { defineStatement } from '../db/statement.js';
 
@@ -22,7 +22,7 @@ const MISSING_RELATION = new Set(['42P01', '3F000']);
  *
  * @throws SchemaNotMigratedError naming the missing migrations
  */
-export async function checkSchema(db: Executor, migrationsFolder: string): Promise<void> {
+export async function checkSchema(db: SqlRunner, migrationsFolder: string): Promise<void> {
   const shipped = shippedMigrations(migrationsFolder);
   const schema = db.tables.schema;
   let latest: number | null;

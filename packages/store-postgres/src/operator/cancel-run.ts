@@ -1,4 +1,4 @@
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { cancelRunTree } from '../settlement/cancel-run-tree.js';
 import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 
@@ -9,7 +9,7 @@ import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-co
  * @throws NotFoundError for an unknown run; AlreadyTerminalError (reason `terminal`) for a
  *   terminal one, and nothing changes
  */
-export async function cancelRun(db: Executor, runId: string): Promise<WithFollowUps<void>> {
+export async function cancelRun(db: SqlRunner, runId: string): Promise<WithFollowUps<void>> {
   const cancelled = await db.transaction((tx) =>
     cancelRunTree(tx, runId, { refuseTerminal: true }),
   );

@@ -1,5 +1,5 @@
 import { ChildNotRetryableError, RunState } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import type { RunNodeRow } from '../tables/steps/load-run-nodes.js';
 import { lockRun } from '../tables/runs/lock-run.js';
 import { childNodesOfRun } from '../tables/children/child-nodes.js';
@@ -15,7 +15,7 @@ import { childResult } from '../settlement/child-result.js';
  * @throws ChildNotRetryableError when a child run completed without a result for its node
  */
 export async function childRunsToRestart(
-  db: Executor,
+  db: SqlRunner,
   runId: string,
   nodes: readonly RunNodeRow[],
 ): Promise<string[]> {

@@ -1,4 +1,4 @@
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { defineStatement } from '../db/statement.js';
 
 /** Filters of the DLQ; a null filter matches everything. */
@@ -53,6 +53,6 @@ LIMIT ${p.limit}
 );
 
 /** Reads one DLQ page (see the statement). */
-export function findExhausted(db: Executor, p: FindExhaustedParams): Promise<ExhaustedRow[]> {
+export function findExhausted(db: SqlRunner, p: FindExhaustedParams): Promise<ExhaustedRow[]> {
   return db.rows(statement, p);
 }

@@ -15,7 +15,7 @@ import {
   stepChange,
   type NodeMoveRequest,
 } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import type { ForcedMove } from '../contract/operator-store.js';
 import { lockRun } from '../tables/runs/lock-run.js';
 import { cancelItems } from '../tables/items/cancel-items.js';
@@ -56,7 +56,7 @@ const EventTypes: Readonly<Record<string, string>> = {
  *   TransitionRefusedError with the rule's reason (`duplicate`, `terminal`, `invalid-entry`, ...)
  */
 export function forceStep(
-  db: Executor,
+  db: SqlRunner,
   runId: string,
   node: string,
   move: NodeMoveRequest,

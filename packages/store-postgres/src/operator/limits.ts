@@ -3,7 +3,7 @@ import type {
   KindLimits,
   RateLimitSetting,
 } from '../contract/limit-store.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { listLimits as listLimitRows } from '../tables/limits/list-limits.js';
 import { removeLimit as removeLimitRow } from '../tables/limits/remove-limit.js';
 import { setConcurrencyLimit as setConcurrencyRow } from '../tables/limits/set-concurrency-limit.js';
@@ -13,18 +13,18 @@ import { setRateLimit as setRateRow } from '../tables/limits/set-rate-limit.js';
 const WaitingCountLimit = 100_000;
 
 /** Sets a kind's concurrency cap. */
-export function setConcurrencyLimit(db: Executor, limit: ConcurrencyLimitSetting): Promise<void> {
+export function setConcurrencyLimit(db: SqlRunner, limit: ConcurrencyLimitSetting): Promise<void> {
   return setConcurrencyRow(db, limit);
 }
 
 /** Sets a kind's rate limit. */
-export function setRateLimit(db: Executor, limit: RateLimitSetting): Promise<void> {
+export function setRateLimit(db: SqlRunner, limit: RateLimitSetting): Promise<void> {
   return setRateRow(db, limit);
 }
 
 /** Removes a kind's concurrency cap or rate limit; false when it had none. */
 export function removeLimit(
-  db: Executor,
+  db: SqlRunner,
   kind: string,
   which: 'concurrency' | 'rate',
 ): Promise<boolean> {
@@ -32,7 +32,7 @@ export function removeLimit(
 }
 
 /** Every limited kind with its limits, running steps and held-back steps. */
-export async function listLimits(db: Executor): Promise<KindLimits[]> {
+export async function listLimits(db: SqlRunner): Promise<KindLimits[]> {
   const rows = await listLimitRows(db, { countLimit: WaitingCountLimit });
   return rows.map((r) => ({
     kind: r.kind,

@@ -1,12 +1,12 @@
 import { StepState } from '@cyclone/core';
 import type { ExhaustedPage, ExhaustedQuery, ExhaustedReason } from '../contract/operator-store.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { decodeExhaustedCursor, encodeExhaustedCursor } from './exhausted-cursor.js';
 import { findExhausted } from './find-exhausted.js';
 
 /** Reads one page of the DLQ, newest discard first. */
 export async function listExhausted(
-  db: Executor,
+  db: SqlRunner,
   query: ExhaustedQuery = {},
 ): Promise<ExhaustedPage> {
   const limit = query.limit ?? 50;

@@ -8,7 +8,7 @@ import {
   stepChange,
   EventType,
 } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { lockRun } from '../tables/runs/lock-run.js';
 import { moveRun, openMove } from '../tables/runs/move-run.js';
 import { pauseSteps } from '../tables/steps/pause-steps.js';
@@ -27,7 +27,7 @@ const pauseRunChange = runChange(RunTrigger.Pause, RunState.Paused);
  * @throws NotFoundError for an unknown run; AlreadyPausedError (reason `same-state`) for a paused
  *   one; AlreadyTerminalError (reason `terminal`) for a terminal one; nothing changes
  */
-export function pauseRun(db: Executor, runId: string): Promise<{ steps: number }> {
+export function pauseRun(db: SqlRunner, runId: string): Promise<{ steps: number }> {
   return db.transaction(async (tx) => {
     const run = await lockRun(tx, { runId });
     if (!run) throw new NotFoundError('run', runId);

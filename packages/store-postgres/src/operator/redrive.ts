@@ -1,6 +1,6 @@
 import { isCycloneError, StepState } from '@cyclone/core';
 import type { RedriveQuery, RedriveResult } from '../contract/operator-store.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { findExhausted } from './find-exhausted.js';
 import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 import { retryRun } from './retry-run.js';
@@ -11,7 +11,7 @@ import { retryRun } from './retry-run.js';
  * is skipped and left as it was; a step that left `discarded` in the meantime is not counted.
  */
 export async function redrive(
-  db: Executor,
+  db: SqlRunner,
   query: RedriveQuery = {},
 ): Promise<WithFollowUps<RedriveResult>> {
   const rows = await findExhausted(db, {

@@ -1,5 +1,5 @@
 import { NodeType, RetryAdditionalAttempts } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { singleFrom, singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { retrySteps } from '../tables/steps/retry-steps.js';
 import {
@@ -27,7 +27,7 @@ export interface FanOutReopening {
  * into the limit's free places, expands a node that never expanded, or completes one whose items
  * all completed. Resolves with the item tasks it moved.
  */
-export async function reopenFanOuts(db: Executor, p: FanOutReopening): Promise<number> {
+export async function reopenFanOuts(db: SqlRunner, p: FanOutReopening): Promise<number> {
   if (p.retried.length > 0) {
     await retrySteps(db, {
       runId: p.runId,

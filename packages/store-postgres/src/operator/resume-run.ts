@@ -11,7 +11,7 @@ import {
   type NodeType as NodeTypeValue,
   EventType,
 } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { changeParams, singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { lockRun } from '../tables/runs/lock-run.js';
 import { settleInTransaction } from '../settlement/settle-in-transaction.js';
@@ -42,7 +42,7 @@ function resumedTypes(to: StepState): readonly NodeTypeValue[] {
  * @throws NotFoundError for an unknown run; NotPausedError for a run that is not paused (reason
  *   `terminal` for a terminal run, `invalid-entry` for a running one); nothing changes
  */
-export function resumeRun(db: Executor, runId: string): Promise<WithFollowUps<{ steps: number }>> {
+export function resumeRun(db: SqlRunner, runId: string): Promise<WithFollowUps<{ steps: number }>> {
   return db.transaction(async (tx) => {
     const run = await lockRun(tx, { runId });
     if (!run) throw new NotFoundError('run', runId);

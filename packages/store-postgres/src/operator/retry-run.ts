@@ -15,7 +15,7 @@ import {
   stepChange,
   EventType,
 } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import {
   changeParams,
   singleFrom,
@@ -92,7 +92,7 @@ export interface RetriedRun {
  *   Nothing changes when it throws.
  */
 export async function retryRun(
-  db: Executor,
+  db: SqlRunner,
   runId: string,
   target: RetryTarget,
 ): Promise<WithFollowUps<{ retried: number; reopened: number }>> {
@@ -102,7 +102,7 @@ export async function retryRun(
 
 /** {@link retryRun} inside the caller's transaction (a parent's retry restarting its child run). */
 async function retryInTransaction(
-  tx: Executor,
+  tx: SqlRunner,
   runId: string,
   target: RetryTarget,
 ): Promise<RetriedRun> {

@@ -1,7 +1,7 @@
 import { ErrorKind, RunState } from '@cyclone/core';
 import type { KindLimitMetrics, MetricsQuery, MetricsSnapshot } from '../contract/metrics-reads.js';
 import type { ExhaustedReason } from '../contract/operator-store.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { readLimitMetrics, type LimitMetricsRow } from './read-limit-metrics.js';
 import { readMetrics } from './read-metrics.js';
 
@@ -41,7 +41,7 @@ function toLimitMetrics(row: LimitMetricsRow): KindLimitMetrics {
  * asked, each limited kind's limits (a second statement, run beside the first).
  */
 export async function collectMetrics(
-  db: Executor,
+  db: SqlRunner,
   query: MetricsQuery = {},
 ): Promise<MetricsSnapshot> {
   const kindLimit = query.kindLimit ?? MetricsDefaults.kindLimit;

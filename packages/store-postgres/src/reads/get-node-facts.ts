@@ -1,6 +1,6 @@
 import { StepState, WorkflowNodeType, type RunState } from '@cyclone/core';
 import type { StepRecord } from '../schema/rows.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { defineStatement } from '../db/statement.js';
 import { limitHolds } from '../tables/limits/limit-holds.js';
 import { stepsOfRun, workflowStepsOfRun } from '../db/steps-of-run.js';
@@ -153,7 +153,7 @@ WHERE r.id = ${p.runId}::uuid
 
 /** The facts of one step (see the statement); undefined for an unknown run. */
 export function getNodeFacts(
-  db: Executor,
+  db: SqlRunner,
   p: GetNodeFactsParams,
 ): Promise<NodeFactsRow | undefined> {
   return db.one(statement, p);

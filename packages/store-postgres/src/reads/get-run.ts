@@ -1,4 +1,4 @@
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { defineStatement } from '../db/statement.js';
 import { runColumns, type RunReadRow } from './run-columns.js';
 
@@ -13,6 +13,6 @@ const statement = defineStatement<GetRunParams, RunReadRow>(
 );
 
 /** One run by id; undefined for an unknown id. */
-export function getRun(db: Executor, p: GetRunParams): Promise<RunReadRow | undefined> {
+export function getRun(db: SqlRunner, p: GetRunParams): Promise<RunReadRow | undefined> {
   return db.one(statement, p);
 }

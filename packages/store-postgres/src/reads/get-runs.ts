@@ -1,4 +1,4 @@
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { defineStatement } from '../db/statement.js';
 import { runColumns, type RunReadRow } from './run-columns.js';
 
@@ -13,6 +13,6 @@ const statement = defineStatement<GetRunsParams, RunReadRow>(
 );
 
 /** Several runs by id (for waiters woken by one notification); unknown ids are left out. */
-export function getRuns(db: Executor, p: GetRunsParams): Promise<RunReadRow[]> {
+export function getRuns(db: SqlRunner, p: GetRunsParams): Promise<RunReadRow[]> {
   return db.rows(statement, p);
 }

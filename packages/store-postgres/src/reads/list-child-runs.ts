@@ -1,5 +1,5 @@
 import type { RunState } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { defineStatement } from '../db/statement.js';
 import { stepsOfRun } from '../db/steps-of-run.js';
 
@@ -31,6 +31,6 @@ ORDER BY s.created_at, s.id
 );
 
 /** Lists a run's child runs (see the statement). */
-export function listChildRuns(db: Executor, p: ListChildRunsParams): Promise<ChildRunRow[]> {
+export function listChildRuns(db: SqlRunner, p: ListChildRunsParams): Promise<ChildRunRow[]> {
   return db.rows(statement, p);
 }

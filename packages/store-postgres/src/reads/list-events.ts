@@ -1,4 +1,4 @@
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import type { EventRecord } from '../schema/rows.js';
 import { defineStatement } from '../db/statement.js';
 
@@ -30,6 +30,6 @@ LIMIT ${p.limit}
 );
 
 /** A run's events in the order they happened, after an optional event id. */
-export function listEvents(db: Executor, p: ListEventsParams): Promise<EventRecord[]> {
+export function listEvents(db: SqlRunner, p: ListEventsParams): Promise<EventRecord[]> {
   return db.rows(statement, p);
 }

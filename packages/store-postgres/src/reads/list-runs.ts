@@ -1,4 +1,4 @@
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { defineStatement } from '../db/statement.js';
 import { runColumns, type RunReadRow } from './run-columns.js';
 
@@ -42,6 +42,6 @@ LIMIT ${p.limit}
 );
 
 /** One page of runs (see the statement). */
-export function listRuns(db: Executor, p: ListRunsParams): Promise<ListedRunRow[]> {
+export function listRuns(db: SqlRunner, p: ListRunsParams): Promise<ListedRunRow[]> {
   return db.rows(statement, p);
 }

@@ -1,4 +1,4 @@
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { defineStatement } from '../db/statement.js';
 import { limitHolds } from '../tables/limits/limit-holds.js';
 import { STEP_COLUMNS, type StepReadRow } from './run-columns.js';
@@ -22,6 +22,6 @@ ORDER BY item_index NULLS FIRST, created_at, id
 );
 
 /** A run's steps in creation order (nodes, then item tasks in item order), with outputs. */
-export function listSteps(db: Executor, p: ListStepsParams): Promise<StepReadRow[]> {
+export function listSteps(db: SqlRunner, p: ListStepsParams): Promise<StepReadRow[]> {
   return db.rows(statement, p);
 }

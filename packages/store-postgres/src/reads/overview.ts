@@ -7,7 +7,7 @@ import type {
   WorkerOverviewQuery,
   WorkersOverview,
 } from '../contract/overview-reads.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { readStatsMinutes } from '../tables/stats/read-stats-minutes.js';
 import { readQueues } from './read-queues.js';
 import { readSchedulerLeader } from './read-scheduler-leader.js';
@@ -41,7 +41,7 @@ const Reasons = [
 
 /** Each kind's queue now (see `OverviewReads.queueOverview`). */
 export async function queueOverview(
-  db: Executor,
+  db: SqlRunner,
   query: QueueOverviewQuery = {},
 ): Promise<KindQueueOverview[]> {
   const rows = await readQueues(db, {
@@ -73,7 +73,7 @@ export async function queueOverview(
 
 /** The recent workers and the scheduler's leader (see `OverviewReads.workerOverview`). */
 export async function workerOverview(
-  db: Executor,
+  db: SqlRunner,
   query: WorkerOverviewQuery = {},
 ): Promise<WorkersOverview> {
   const rows = await readWorkers(db, {
@@ -110,7 +110,10 @@ export async function workerOverview(
 }
 
 /** The window's minutes (see `OverviewReads.statsMinutes`). */
-export async function statsMinutes(db: Executor, query: StatsMinutesQuery): Promise<StatsMinute[]> {
+export async function statsMinutes(
+  db: SqlRunner,
+  query: StatsMinutesQuery,
+): Promise<StatsMinute[]> {
   const rows = await readStatsMinutes(db, { windowMs: query.windowMs, kind: query.kind ?? null });
   return rows.map((r) => ({
     minute: r.minute,

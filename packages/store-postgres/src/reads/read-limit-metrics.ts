@@ -1,4 +1,4 @@
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { defineStatement } from '../db/statement.js';
 
 /** How far {@link readLimitMetrics} reads. */
@@ -101,7 +101,7 @@ ORDER BY l.kind
 
 /** Reads what every limited kind's limits hold back now (see the statement). */
 export function readLimitMetrics(
-  db: Executor,
+  db: SqlRunner,
   p: ReadLimitMetricsParams,
 ): Promise<LimitMetricsRow[]> {
   return db.rows(statement, p);

@@ -1,4 +1,4 @@
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { availableKindsSeen } from '../tables/steps/available-kinds.js';
 import { defineStatement } from '../db/statement.js';
 import { claimableKeysCount } from '../tables/fair-shares/claimable-keys.js';
@@ -75,6 +75,6 @@ FROM ${t.runs} WHERE ${p.runs}::boolean GROUP BY state
 );
 
 /** Reads the queue gauges (per kind), the DLQ gauges (per reason) and runs by state at once. */
-export function readMetrics(db: Executor, p: ReadMetricsParams): Promise<MetricsRow[]> {
+export function readMetrics(db: SqlRunner, p: ReadMetricsParams): Promise<MetricsRow[]> {
   return db.rows(statement, p);
 }

@@ -1,6 +1,6 @@
 import type { NodeFacts } from '@cyclone/core';
 import type { NodeLocator } from '../contract/run-store.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { getNodeFacts, NodeFactsConstants } from './get-node-facts.js';
 
 /** Item indexes named in an explanation of a fan-out node, at most. */
@@ -11,7 +11,7 @@ const ListedItems = 10;
  * `'node'` when the run has no such step.
  */
 export async function readNodeFacts(
-  db: Executor,
+  db: SqlRunner,
   runId: string,
   locator: NodeLocator,
   livenessMs: number,

@@ -1,4 +1,4 @@
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { availableKindsSeen } from '../tables/steps/available-kinds.js';
 import { defineStatement } from '../db/statement.js';
 import { claimableKeysCount } from '../tables/fair-shares/claimable-keys.js';
@@ -108,6 +108,6 @@ ORDER BY k.kind
 );
 
 /** Reads each kind's queue (see the statement). */
-export function readQueues(db: Executor, p: ReadQueuesParams): Promise<QueueRow[]> {
+export function readQueues(db: SqlRunner, p: ReadQueuesParams): Promise<QueueRow[]> {
   return db.rows(statement, p);
 }

@@ -1,6 +1,6 @@
 import type { RunStatus } from '@cyclone/core';
 import type { RunPage, RunQuery } from '../contract/run-store.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { getRun } from './get-run.js';
 import { getRuns } from './get-runs.js';
 import { listChildRuns } from './list-child-runs.js';
@@ -9,7 +9,7 @@ import { decodeCursor, encodeCursor } from './run-cursor.js';
 import { toRunStatus } from './to-status.js';
 
 /** One run's status with its child runs, or undefined for an unknown id. */
-export async function readRun(db: Executor, runId: string): Promise<RunStatus | undefined> {
+export async function readRun(db: SqlRunner, runId: string): Promise<RunStatus | undefined> {
   const row = await getRun(db, { runId });
   if (!row) return undefined;
   const children = await listChildRuns(db, { runId });
@@ -20,13 +20,13 @@ export async function readRun(db: Executor, runId: string): Promise<RunStatus | 
 }
 
 /** The statuses of several runs (unknown ids are left out). */
-export async function readRuns(db: Executor, runIds: readonly string[]): Promise<RunStatus[]> {
+export async function readRuns(db: SqlRunner, runIds: readonly string[]): Promise<RunStatus[]> {
   if (runIds.length === 0) return [];
   return (await getRuns(db, { runIds })).map((row) => toRunStatus(row));
 }
 
 /** Runs newest first, filtered, one page at a time (follow `nextCursor`). */
-export async function readRunPage(db: Executor, query: RunQuery = {}): Promise<RunPage> {
+export async function readRunPage(db: SqlRunner, query: RunQuery = {}): Promise<RunPage> {
   const limit = query.limit ?? 50;
   const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
   const rows = await listRuns(db, {

@@ -1,4 +1,4 @@
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { defineStatement } from '../db/statement.js';
 
 /** The database's clock, and a leader lease as stored (nulls when it was never held). */
@@ -23,6 +23,6 @@ FROM (SELECT 1) one LEFT JOIN ${t.leaders} l ON l.name = ${p.name}
 );
 
 /** Reads the lease `name` (the scheduler's is `scheduler`) and the database's clock. */
-export async function readSchedulerLeader(db: Executor, name: string): Promise<LeaderRow> {
+export async function readSchedulerLeader(db: SqlRunner, name: string): Promise<LeaderRow> {
   return (await db.one(statement, { name }))!;
 }

@@ -1,5 +1,5 @@
 import type { StepEvent, StepStatus } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { getLeafOutputs, type LeafOutputRow } from '../tables/steps/get-leaf-outputs.js';
 import { getNodeOutput } from '../tables/steps/get-node-output.js';
 import { listEvents } from './list-events.js';
@@ -7,13 +7,13 @@ import { listSteps } from './list-steps.js';
 import { toStepEvent, toStepStatus } from './to-status.js';
 
 /** A run's steps: nodes in declaration order, then item tasks in item order, with outputs. */
-export async function readSteps(db: Executor, runId: string): Promise<StepStatus[]> {
+export async function readSteps(db: SqlRunner, runId: string): Promise<StepStatus[]> {
   return (await listSteps(db, { runId })).map(toStepStatus);
 }
 
 /** A run's events in order, after the event id `afterId` when given. */
 export async function readEvents(
-  db: Executor,
+  db: SqlRunner,
   runId: string,
   afterId?: number,
   limit = 10_000,
@@ -23,7 +23,7 @@ export async function readEvents(
 
 /** A node's state and output (item tasks excluded), or undefined for an unknown node. */
 export async function readNodeOutput(
-  db: Executor,
+  db: SqlRunner,
   runId: string,
   node: string,
 ): Promise<{ state: string; output: unknown } | undefined> {
@@ -32,6 +32,6 @@ export async function readNodeOutput(
 }
 
 /** The outputs of a run's completed leaf nodes: its result. */
-export function readLeafOutputs(db: Executor, runId: string): Promise<LeafOutputRow[]> {
+export function readLeafOutputs(db: SqlRunner, runId: string): Promise<LeafOutputRow[]> {
   return getLeafOutputs(db, { runId });
 }

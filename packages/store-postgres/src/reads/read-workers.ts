@@ -1,4 +1,4 @@
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { defineStatement } from '../db/statement.js';
 
 /** Which workers {@link readWorkers} lists. */
@@ -52,6 +52,6 @@ ORDER BY live DESC, w.id
 );
 
 /** Reads the recently seen workers (see the statement). */
-export function readWorkers(db: Executor, p: ReadWorkersParams): Promise<WorkerRow[]> {
+export function readWorkers(db: SqlRunner, p: ReadWorkersParams): Promise<WorkerRow[]> {
   return db.rows(statement, p);
 }

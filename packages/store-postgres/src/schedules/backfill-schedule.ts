@@ -1,6 +1,6 @@
 import { cronFiresBetween, MaxFiresPerCall, ValidationError } from '@cyclone/core';
 import type { BackfillResult } from '../contract/schedule-store.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 import { insertNewRuns, runsSettledAtSubmit } from '../tables/runs/insert-new-runs.js';
 import { claimBackfillFires } from '../tables/schedules/claim-backfill-fires.js';
@@ -17,7 +17,7 @@ import { resolveScheduleTarget } from './schedule-target.js';
  * are follow-ups.
  */
 export function backfillSchedule(
-  db: Executor,
+  db: SqlRunner,
   id: string,
   from: Date,
   to: Date,

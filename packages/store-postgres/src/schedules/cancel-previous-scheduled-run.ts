@@ -1,5 +1,5 @@
 import { RunState, RunTrigger, runChange } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { cancelRunTree } from '../settlement/cancel-run-tree.js';
 
 const cancelRun = runChange(RunTrigger.Cancel, RunState.Cancelled);
@@ -10,7 +10,7 @@ const cancelRun = runChange(RunTrigger.Cancel, RunState.Cancelled);
  * old run ends when the new one starts). Returns whether it cancelled the run (false when it had
  * ended already).
  */
-export async function cancelPreviousScheduledRun(db: Executor, runId: string): Promise<boolean> {
+export async function cancelPreviousScheduledRun(db: SqlRunner, runId: string): Promise<boolean> {
   const cancelled = await cancelRunTree(db, runId, { refuseTerminal: false });
   return cancelRun.from.includes(cancelled.from);
 }

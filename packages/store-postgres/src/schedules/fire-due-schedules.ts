@@ -1,6 +1,6 @@
 import { describeThrown, type Downtime } from '@cyclone/core';
 import type { FireDueSchedulesPass, FireDueSchedulesResult } from '../contract/schedule-store.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 import { fireSchedule } from './fire-schedule.js';
 import { lockDueSchedule } from '../tables/schedules/lock-due-schedule.js';
@@ -20,7 +20,7 @@ import { readLeaderCoverage } from '../tables/workers/read-leader-coverage.js';
  * turn out to have been missed.
  */
 export async function fireDueSchedules(
-  db: Executor,
+  db: SqlRunner,
   pass: FireDueSchedulesPass,
 ): Promise<WithFollowUps<FireDueSchedulesResult>> {
   const limit = pass.limit ?? 100;

@@ -7,7 +7,7 @@ import {
   type WorkflowDefinition,
 } from '@cyclone/core';
 import type { FireOutcome } from '../contract/schedule-store.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { lockRun } from '../tables/runs/lock-run.js';
 import { insertNewRuns, runsSettledAtSubmit } from '../tables/runs/insert-new-runs.js';
 import { advanceSchedule } from '../tables/schedules/advance-schedule.js';
@@ -49,7 +49,7 @@ export class ScheduleMovedError extends Error {
  * rolls all of it back.
  */
 export async function fireSchedule(
-  db: Executor,
+  db: SqlRunner,
   row: ScheduleRow,
   clock: PassClock,
   known: ReadonlyMap<string, WorkflowDefinition>,
@@ -144,7 +144,7 @@ export async function fireSchedule(
   return { counts, followUps };
 }
 
-async function isActive(db: Executor, runId: string): Promise<boolean> {
+async function isActive(db: SqlRunner, runId: string): Promise<boolean> {
   const run = await lockRun(db, { runId });
   return run !== undefined && !isTerminalRun(run.state);
 }

@@ -1,6 +1,6 @@
 import { nextCronFire } from '@cyclone/core';
 import type { ScheduleFire, ScheduleStatus, ScheduleUpsert } from '../contract/schedule-store.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { databaseNow } from '../db/database-now.js';
 import { deleteScheduleRow } from '../tables/schedules/delete-schedule.js';
 import { getScheduleRow, lockScheduleRow } from '../tables/schedules/get-schedule.js';
@@ -16,7 +16,7 @@ import { upsertScheduleRow } from '../tables/schedules/upsert-schedule.js';
  * Creates or replaces a schedule, in one transaction with the definition it names (stored by
  * hash, as submit stores it). Its first tick is the first after the database's clock.
  */
-export function upsertSchedule(db: Executor, s: ScheduleUpsert): Promise<ScheduleStatus> {
+export function upsertSchedule(db: SqlRunner, s: ScheduleUpsert): Promise<ScheduleStatus> {
   return db.transaction(async (tx) => {
     if (s.definition) {
       await storeDefinition(tx, {
@@ -44,7 +44,10 @@ export function upsertSchedule(db: Executor, s: ScheduleUpsert): Promise<Schedul
 }
 
 /** Disables a schedule; undefined for an unknown id. */
-export async function pauseSchedule(db: Executor, id: string): Promise<ScheduleStatus | undefined> {
+export async function pauseSchedule(
+  db: SqlRunner,
+  id: string,
+): Promise<ScheduleStatus | undefined> {
   const row = await pauseScheduleRow(db, { id });
   return row && toScheduleStatus(row);
 }
@@ -53,7 +56,7 @@ export async function pauseSchedule(db: Executor, id: string): Promise<ScheduleS
  * Enables a schedule at its first tick after the database's clock: ticks that passed while it was
  * paused were not missed by a scheduler that was down, they were declined, and do not fire.
  */
-export function resumeSchedule(db: Executor, id: string): Promise<ScheduleStatus | undefined> {
+export function resumeSchedule(db: SqlRunner, id: string): Promise<ScheduleStatus | undefined> {
   return db.transaction(async (tx) => {
     const current = await lockScheduleRow(tx, { id });
     if (!current) return undefined;
@@ -69,7 +72,7 @@ export function resumeSchedule(db: Executor, id: string): Promise<ScheduleStatus
  * waits for it, and once the delete has committed no pass finds the row again. Undefined for an
  * unknown id.
  */
-export function deleteSchedule(db: Executor, id: string): Promise<ScheduleStatus | undefined> {
+export function deleteSchedule(db: SqlRunner, id: string): Promise<ScheduleStatus | undefined> {
   return db.transaction(async (tx) => {
     if (!(await lockScheduleRow(tx, { id }))) return undefined;
     const row = await deleteScheduleRow(tx, { id });
@@ -78,19 +81,19 @@ export function deleteSchedule(db: Executor, id: string): Promise<ScheduleStatus
 }
 
 /** One schedule, or undefined. */
-export async function getSchedule(db: Executor, id: string): Promise<ScheduleStatus | undefined> {
+export async function getSchedule(db: SqlRunner, id: string): Promise<ScheduleStatus | undefined> {
   const row = await getScheduleRow(db, { id });
   return row && toScheduleStatus(row);
 }
 
 /** Every schedule, by id. */
-export async function listSchedules(db: Executor): Promise<ScheduleStatus[]> {
+export async function listSchedules(db: SqlRunner): Promise<ScheduleStatus[]> {
   return (await listScheduleRows(db)).map(toScheduleStatus);
 }
 
 /** A schedule's fires, newest tick first. */
 export async function listScheduleFires(
-  db: Executor,
+  db: SqlRunner,
   scheduleId: string,
   limit: number,
 ): Promise<ScheduleFire[]> {

@@ -1,5 +1,5 @@
 import { describeThrown, parseWorkflowDefinition, type WorkflowDefinition } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import type { NewRun } from '../contract/new-run.js';
 import { runOfDefinition, runOfJob } from '../tables/runs/new-runs.js';
 import { findStoredDefinition } from '../tables/workflows/find-stored-definition.js';
@@ -17,7 +17,7 @@ export type ScheduleTarget =
  * longer validates is a submit failure of the schedule, not an exception.
  */
 export async function resolveScheduleTarget(
-  db: Executor,
+  db: SqlRunner,
   row: ScheduleRow,
   known: ReadonlyMap<string, WorkflowDefinition>,
 ): Promise<ScheduleTarget> {

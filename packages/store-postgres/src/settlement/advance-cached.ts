@@ -7,7 +7,7 @@ import {
   StepTrigger,
   stepChange,
 } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { findCachedOutputs } from '../tables/cache/find-cached-outputs.js';
 import { loadReadyCached } from '../tables/steps/load-ready-cached.js';
 import { promoteCacheMisses } from '../tables/steps/promote-cache-misses.js';
@@ -33,7 +33,7 @@ const promoteMiss = singleFromChangeParams(promoteTask);
  *
  * @returns whether a node completed from the cache (its dependents may now be ready)
  */
-export async function advanceCached(db: Executor, run: SettlingRun): Promise<boolean> {
+export async function advanceCached(db: SqlRunner, run: SettlingRun): Promise<boolean> {
   if (run.ended || run.state !== RunState.Running) return false;
   const ready = await loadReadyCached(db, { runId: run.id, pendingState: StepState.Pending });
   if (ready.length === 0) return false;

@@ -6,7 +6,7 @@ import {
   StepState,
   type StepChange,
 } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { singleFromChangeParams } from '../tables/transitions/change-params.js';
 import {
   ChildNodeTypes,
@@ -31,7 +31,7 @@ const promotion = singleFromChangeParams(promoteChild);
  * the child run it had started, if any.
  */
 export async function discardChild(
-  db: Executor,
+  db: SqlRunner,
   stepId: string,
   change: StepChange,
   error: string,
@@ -57,7 +57,7 @@ export async function discardChild(
  *
  * @returns whether a child node completed or was discarded, which may make other nodes ready
  */
-export async function advanceChildren(db: Executor, run: SettlingRun): Promise<boolean> {
+export async function advanceChildren(db: SqlRunner, run: SettlingRun): Promise<boolean> {
   const runId = run.id;
   await promoteWaits(db, {
     runId,

@@ -1,5 +1,5 @@
 import { ErrorKind, NodeType, RunState, StepState } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { collectItemOutputs } from '../tables/items/collect-item-outputs.js';
 import { finishFanOut } from './finish-fan-out.js';
@@ -28,7 +28,7 @@ const release = singleFromChangeParams(releaseItem);
  * @returns whether a fan-out node reached a terminal state: its dependents may now be ready (a
  *   wait, or another fan-out), so the settlement goes round again
  */
-export async function advanceFanOuts(db: Executor, run: SettlingRun): Promise<boolean> {
+export async function advanceFanOuts(db: SqlRunner, run: SettlingRun): Promise<boolean> {
   const nodes = await findFanOuts(db, {
     runId: run.id,
     fanOutType: NodeType.FanOut,
@@ -46,7 +46,7 @@ export async function advanceFanOuts(db: Executor, run: SettlingRun): Promise<bo
 }
 
 async function progress(
-  db: Executor,
+  db: SqlRunner,
   run: SettlingRun,
   node: OpenFanOutRow,
 ): Promise<'completed' | 'discarded' | 'moved-on' | 'released'> {

@@ -1,5 +1,5 @@
 import { RunState } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { promoteWaits } from '../tables/waits/promote-waits.js';
 import {
@@ -25,7 +25,7 @@ const promotions = [
  *
  * @returns whether a wait node completed
  */
-export async function advanceWaits(db: Executor, run: SettlingRun): Promise<boolean> {
+export async function advanceWaits(db: SqlRunner, run: SettlingRun): Promise<boolean> {
   let moved = false;
   while (!run.ended) {
     for (const { change, nodeTypes, timer } of promotions) {

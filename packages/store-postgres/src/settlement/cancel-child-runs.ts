@@ -1,4 +1,4 @@
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { cancelRunTree } from './cancel-run-tree.js';
 
 /**
@@ -11,7 +11,7 @@ import { cancelRunTree } from './cancel-run-tree.js';
  * @returns the child runs it cancelled
  */
 export async function cancelChildRuns(
-  db: Executor,
+  db: SqlRunner,
   ended: readonly { readonly child_run_id: string | null }[],
 ): Promise<string[]> {
   const cancelled: string[] = [];

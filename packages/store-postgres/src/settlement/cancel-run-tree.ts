@@ -8,7 +8,7 @@ import {
   stepChange,
   EventType,
 } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { lockRun } from '../tables/runs/lock-run.js';
 import { endRunSteps } from '../tables/steps/end-run-steps.js';
 import { moveRun, terminalMove } from '../tables/runs/move-run.js';
@@ -42,7 +42,7 @@ export interface CancelledRun {
  *   terminal one when `refuseTerminal`, and nothing changes
  */
 export function cancelRunTree(
-  tx: Executor,
+  tx: SqlRunner,
   runId: string,
   options: { readonly refuseTerminal: boolean },
 ): Promise<CancelledRun> {
@@ -50,7 +50,7 @@ export function cancelRunTree(
 }
 
 async function cancelInTransaction(
-  tx: Executor,
+  tx: SqlRunner,
   runId: string,
   refuseTerminal: boolean,
 ): Promise<CancelledRun> {

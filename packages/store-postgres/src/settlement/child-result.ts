@@ -1,5 +1,5 @@
 import { RunState, StepState } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { getLeafOutputs } from '../tables/steps/get-leaf-outputs.js';
 import { getNodeOutput } from '../tables/steps/get-node-output.js';
 
@@ -25,7 +25,7 @@ export interface ChildResultRequest {
  * while the child run is still running or paused.
  */
 export async function childResult(
-  db: Executor,
+  db: SqlRunner,
   request: ChildResultRequest,
 ): Promise<ChildResult | undefined> {
   const { childRunId, childState, resultNode } = request;

@@ -1,5 +1,5 @@
 import type { StepChange } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import {
   acceptedCompletions,
   completeSteps,
@@ -48,7 +48,7 @@ export interface NodeCompletions {
  * does). Runs in the transaction that holds the run's lock.
  */
 export async function completeNodes(
-  db: Executor,
+  db: SqlRunner,
   how: NodeCompletionChange,
   completions: readonly NodeCompletion[],
 ): Promise<NodeCompletions> {

@@ -1,5 +1,5 @@
 import { StepState, EventType } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { completeNodes } from './complete-nodes.js';
 import type { SettlingRun } from './settling-run.js';
 import { gatherSignals } from '../tables/signals/gather-signals.js';
@@ -43,7 +43,7 @@ function assign(waits: readonly SignalWaitRow[], signals: readonly BufferedSigna
  *
  * @returns how many nodes completed
  */
-export async function consumeSignals(db: Executor, run: SettlingRun): Promise<number> {
+export async function consumeSignals(db: SqlRunner, run: SettlingRun): Promise<number> {
   const runId = run.id;
   const waits = await loadSignalWaits(db, { runId, waitingState: StepState.WaitingSignal });
   if (waits.length === 0) return 0;

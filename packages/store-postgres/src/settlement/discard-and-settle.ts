@@ -1,6 +1,6 @@
 import { EventType } from '@cyclone/core';
 import type { StepChange } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { lockRunOfStep } from '../tables/runs/lock-run-of-step.js';
 import { settleInTransaction } from './settle-in-transaction.js';
@@ -41,7 +41,7 @@ export function discardParams(stepId: string, claimToken: string, p: Discard): D
  * cancellation, the run's new state), all in one transaction. `value` is false when fenced out.
  */
 export function discardAndSettle(
-  db: Executor,
+  db: SqlRunner,
   stepId: string,
   claimToken: string,
   p: Discard,

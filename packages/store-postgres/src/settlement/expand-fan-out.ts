@@ -7,7 +7,7 @@ import {
   StepState,
   StepTrigger,
 } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { uuidv7 } from '../db/ids.js';
 import { finishFanOut } from './finish-fan-out.js';
 import { failFanOutNode } from './fail-fan-out.js';
@@ -39,7 +39,7 @@ export type Expansion = 'expanded' | 'completed' | 'discarded' | 'moved-on';
  * back, and the unique (parent_step_id, item_index) index makes a second one insert nothing.
  */
 export async function expandFanOut(
-  db: Executor,
+  db: SqlRunner,
   run: SettlingRun,
   node: ReadyFanOut,
 ): Promise<Expansion> {

@@ -1,5 +1,5 @@
 import { StepState } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { changeParams, singleFromChangeParams } from '../tables/transitions/change-params.js';
 import { cancelItems } from '../tables/items/cancel-items.js';
 import { discardFanOut } from '../tables/items/discard-fan-out.js';
@@ -21,7 +21,7 @@ export interface FanOutFailure {
  * to any other (fail-fast, or branch cancellation). False when the node was no longer pending.
  */
 export async function failFanOutNode(
-  db: Executor,
+  db: SqlRunner,
   nodeId: string,
   failure: FanOutFailure,
 ): Promise<boolean> {

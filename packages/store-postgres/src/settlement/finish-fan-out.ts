@@ -1,5 +1,5 @@
 import { ErrorKind, EventType, OutputBytes, payloadByteLength } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { completeFanOut } from '../tables/items/fan-out-changes.js';
 import { completeNodes } from './complete-nodes.js';
 import { failFanOutNode } from './fail-fan-out.js';
@@ -21,7 +21,7 @@ const completion = {
  * @returns `completed` or `discarded`; `moved-on` when the node was no longer pending
  */
 export async function finishFanOut(
-  db: Executor,
+  db: SqlRunner,
   run: SettlingRun,
   nodeId: string,
   outputJson: string,

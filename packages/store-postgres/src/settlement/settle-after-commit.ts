@@ -1,5 +1,5 @@
 import type { StoreLogger } from '../contract/store-logger.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { settleInTransaction } from './settle-in-transaction.js';
 
 /**
@@ -33,7 +33,7 @@ const ChainLimit = 100;
  * keeps its marker, so the scheduler's `settle-pending` scanner settles it.
  */
 export async function settleAfterCommit(
-  db: Executor,
+  db: SqlRunner,
   runIds: Iterable<string>,
   logger: StoreLogger,
 ): Promise<void> {

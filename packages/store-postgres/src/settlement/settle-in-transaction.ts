@@ -12,7 +12,7 @@ import {
   StepTrigger,
   stepChange,
 } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { changeParams } from '../tables/transitions/change-params.js';
 import { runCompleted } from '../tables/events/run-row-events.js';
 import { clearSettlement } from '../tables/outbox/clear-settlement.js';
@@ -61,14 +61,14 @@ const runFails = changeParams(runChange(RunTrigger.DiscardUncontained, RunState.
  * @returns the other runs it wrote to the settlement outbox (a child run it started, the parent
  *   of this run when it ended), for the caller to settle once this transaction has committed
  */
-export async function settleInTransaction(tx: Executor, runId: string): Promise<string[]> {
+export async function settleInTransaction(tx: SqlRunner, runId: string): Promise<string[]> {
   const followUps = await advanceRun(tx, runId);
   await clearSettlement(tx, { runId });
   return followUps;
 }
 
 /** {@link settleInTransaction} but for the marker, which it leaves to its caller. */
-async function advanceRun(db: Executor, runId: string): Promise<string[]> {
+async function advanceRun(db: SqlRunner, runId: string): Promise<string[]> {
   const locked = await lockSettlingRun(db, { runId, taskType: NodeType.Task });
   if (!locked || isTerminalRun(locked.state)) return [];
   const run = new SettlingRun(
@@ -99,7 +99,7 @@ async function advanceRun(db: Executor, runId: string): Promise<string[]> {
 }
 
 /** Applies core's run-state rule: the cancellations it asks for, then the run's new state. */
-async function applyRunOutcome(db: Executor, run: SettlingRun): Promise<void> {
+async function applyRunOutcome(db: SqlRunner, run: SettlingRun): Promise<void> {
   const nodes = await loadRunNodes(db, { runId: run.id });
   const outcome = decideRunOutcome({
     runState: run.state,

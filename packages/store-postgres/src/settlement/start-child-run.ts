@@ -5,7 +5,7 @@ import {
   type ChildNodeDefinition,
   type WorkflowDefinition,
 } from '@cyclone/core';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { findStoredDefinition } from '../tables/workflows/find-stored-definition.js';
 import { insertRuns, insertRunsParams } from '../tables/runs/insert-runs.js';
 import { runOfDefinition } from '../tables/runs/new-runs.js';
@@ -40,7 +40,7 @@ export interface ChildStart {
  * longer builds is an error for the node, not an exception.
  */
 async function resolveChildWorkflow(
-  db: Executor,
+  db: SqlRunner,
   name: string,
 ): Promise<{ ok: true; definition: WorkflowDefinition } | { ok: false; error: string }> {
   const stored = await findStoredDefinition(db, { name });
@@ -67,7 +67,7 @@ async function resolveChildWorkflow(
  * waiting at once is written to the settlement outbox by the insert, and settled next. A run
  * nested {@link MaxChildDepth} levels deep starts none.
  */
-export async function startChildRun(db: Executor, start: ChildStart): Promise<StartedChild> {
+export async function startChildRun(db: SqlRunner, start: ChildStart): Promise<StartedChild> {
   const depth = await countAncestors(db, { runId: start.parentRunId, limit: MaxChildDepth });
   if (depth >= MaxChildDepth) {
     return {

@@ -1,6 +1,6 @@
 import { AlreadyTerminalError, isTerminalRun, NotFoundError } from '@cyclone/core';
 import type { SignalDelivery, SignalReceipt } from '../contract/run-store.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { lockRun } from '../tables/runs/lock-run.js';
 import { settleInTransaction } from '../settlement/settle-in-transaction.js';
 import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
@@ -17,7 +17,7 @@ import { signalConsumer } from '../tables/signals/signal-consumer.js';
  * @throws AlreadyTerminalError for a run that is completed, failed or cancelled (nothing written)
  */
 export function deliverSignal(
-  db: Executor,
+  db: SqlRunner,
   delivery: SignalDelivery,
 ): Promise<WithFollowUps<SignalReceipt>> {
   const { runId } = delivery;

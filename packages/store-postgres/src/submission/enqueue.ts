@@ -1,6 +1,6 @@
 import type { NewJobs } from '../contract/new-run.js';
 import type { SubmittedRun } from '../contract/run-store.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { insertJobs, insertJobsParams } from '../tables/runs/insert-jobs.js';
 import { insertNewRuns, submittedRuns } from '../tables/runs/insert-new-runs.js';
 import { jobIdempotencyKey, jobsAsRuns } from '../tables/runs/new-jobs.js';
@@ -19,7 +19,7 @@ export const LeanEnqueueMaxChars = 64 * 1024 * 1024;
  * cache, nothing to start after the insert.
  */
 export async function enqueue(
-  db: Executor,
+  db: SqlRunner,
   jobs: NewJobs,
   maxLeanChars: number = LeanEnqueueMaxChars,
 ): Promise<SubmittedRun[]> {

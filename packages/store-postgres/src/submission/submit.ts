@@ -1,6 +1,6 @@
 import type { NewRun } from '../contract/new-run.js';
 import type { SubmittedRun } from '../contract/run-store.js';
-import type { Executor } from '../db/executor.js';
+import type { SqlRunner } from '../db/sql-runner.js';
 import { settleInTransaction } from '../settlement/settle-in-transaction.js';
 import { withFollowUps, type WithFollowUps } from '../settlement/settle-after-commit.js';
 import { insertNewRuns, runsSettledAtSubmit } from '../tables/runs/insert-new-runs.js';
@@ -13,7 +13,7 @@ import { insertNewRuns, runsSettledAtSubmit } from '../tables/runs/insert-new-ru
  * `settle-pending`).
  */
 export async function submit(
-  db: Executor,
+  db: SqlRunner,
   runs: readonly NewRun[],
   inCallersTransaction: boolean,
 ): Promise<WithFollowUps<SubmittedRun[]>> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { workflow } from '@cyclone/core';
 import { runOfDefinition } from '../../src/tables/runs/new-runs.js';
-import { Executor } from '../../src/db/executor.js';
+import { SqlRunner } from '../../src/db/sql-runner.js';
 import { StatementCompiler } from '../../src/db/statement.js';
 import { tablesIn } from '../../src/db/tables.js';
 import { claim } from '../../src/execution/claim.js';
@@ -52,7 +52,7 @@ describe('claim', () => {
       await client.query('BEGIN');
       began = (await client.query<{ now: Date }>('SELECT now()')).rows[0]!.now;
       await client.query('SELECT pg_sleep(0.05)');
-      const exec = new Executor(client, new StatementCompiler(tablesIn()));
+      const exec = new SqlRunner(client, new StatementCompiler(tablesIn()));
       const [claimed] = await claim(exec, {
         kinds: ['claim.start-time'],
         limit: 1,
@@ -84,7 +84,7 @@ describe('claim', () => {
       (await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!
         .synchronous_commit;
     try {
-      const exec = new Executor(client, new StatementCompiler(tablesIn()));
+      const exec = new SqlRunner(client, new StatementCompiler(tablesIn()));
       // The session commits durably, whatever the server's default (the test servers of the
       // version matrix run with synchronous_commit off).
       await client.query('SET synchronous_commit = on');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NodeType, workflow } from '@cyclone/core';
-import { Executor } from '../../src/db/executor.js';
+import { SqlRunner } from '../../src/db/sql-runner.js';
 import { StatementCompiler } from '../../src/db/statement.js';
 import { tablesIn } from '../../src/db/tables.js';
 import { lockSettlingRun } from '../../src/tables/runs/lock-settling-run.js';
@@ -11,7 +11,7 @@ const fx = useStore();
 
 /** Locks `runId` for its settlement in a transaction of its own, and returns what it read. */
 async function lockForSettlement(runId: string) {
-  const exec = new Executor(fx.pool, new StatementCompiler(tablesIn()), fx.pool);
+  const exec = new SqlRunner(fx.pool, new StatementCompiler(tablesIn()), fx.pool);
   return exec.transaction((tx) => lockSettlingRun(tx, { runId, taskType: NodeType.Task }));
 }
 

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { Executor } from '../../src/db/executor.js';
+import { SqlRunner } from '../../src/db/sql-runner.js';
 import { StatementCompiler } from '../../src/db/statement.js';
 import { tablesIn } from '../../src/db/tables.js';
 import { Channels } from '../../src/db/channels.js';
@@ -148,7 +148,7 @@ describe('enqueue (the lean job insert)', () => {
   });
 
   it('takes the general insert for arguments too large for one array, with the same rows', async () => {
-    const exec = new Executor(fx.pool, new StatementCompiler(tablesIn()), fx.pool);
+    const exec = new SqlRunner(fx.pool, new StatementCompiler(tablesIn()), fx.pool);
     const jobs = newJobs('lean.large', ['{"big":"xxxxxxxxxx"}', '{"big":"yy"}'], {
       idempotencyKey: 'large',
       suffixKeys: true,

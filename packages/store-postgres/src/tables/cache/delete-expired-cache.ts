@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** How many expired entries one call deletes at most. */
@@ -21,6 +21,6 @@ WHERE c.kind = doomed.kind AND c.key = doomed.key
 );
 
 /** Deletes expired cache entries (see the statement); resolves with how many it deleted. */
-export function deleteExpiredCache(db: Executor, p: DeleteExpiredCacheParams): Promise<number> {
+export function deleteExpiredCache(db: SqlRunner, p: DeleteExpiredCacheParams): Promise<number> {
   return db.count(statement, p);
 }

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** The (kind, key) pairs to look up, as two arrays of the same length. */
@@ -30,7 +30,7 @@ WHERE c.expires_at > now()
 
 /** Looks (kind, key) pairs up in the result cache (see the statement). */
 export function findCachedOutputs(
-  db: Executor,
+  db: SqlRunner,
   p: FindCachedOutputsParams,
 ): Promise<CachedOutputRow[]> {
   return db.rows(statement, p);

@@ -1,5 +1,5 @@
 import { parseWorkflowDefinition, type ChildNodeDefinition } from '@cyclone/core';
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { loadParentRun } from '../runs/load-parent-run.js';
 
 /** What a run's child nodes declare, and the input they pass on. */
@@ -16,7 +16,7 @@ export interface ChildNodesOfRun {
  * Undefined for a standalone job.
  */
 export async function childNodesOfRun(
-  db: Executor,
+  db: SqlRunner,
   runId: string,
 ): Promise<ChildNodesOfRun | undefined> {
   const row = await loadParentRun(db, { runId });

@@ -1,5 +1,5 @@
 import { EventType } from '@cyclone/core';
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { sqlConstant, recordEvents } from '../events/record-events.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
@@ -52,7 +52,7 @@ SELECT id, run_id, child_run_id FROM discarded
 
 /** Discards a waiting child node (see the statement); undefined when it was not waiting. */
 export function discardChildNode(
-  db: Executor,
+  db: SqlRunner,
   p: DiscardChildNodeParams,
 ): Promise<DiscardedChildRow | undefined> {
   return db.one(statement, p);

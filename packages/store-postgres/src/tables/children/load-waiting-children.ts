@@ -1,5 +1,5 @@
 import type { RunState } from '@cyclone/core';
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { stepsOfRun } from '../../db/steps-of-run.js';
 
@@ -35,7 +35,7 @@ FOR UPDATE OF s
 
 /** Reads a run's waiting child nodes (see the statement). */
 export function loadWaitingChildren(
-  db: Executor,
+  db: SqlRunner,
   p: LoadWaitingChildrenParams,
 ): Promise<WaitingChildRow[]> {
   return db.rows(statement, p);

@@ -1,5 +1,5 @@
 import { EventType } from '@cyclone/core';
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { sqlConstant, recordEvents } from '../events/record-events.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
@@ -46,6 +46,9 @@ SELECT id FROM retried
 );
 
 /** Retries discarded child nodes (see the statement). */
-export function retryChildNodes(db: Executor, p: RetryChildNodesParams): Promise<{ id: string }[]> {
+export function retryChildNodes(
+  db: SqlRunner,
+  p: RetryChildNodesParams,
+): Promise<{ id: string }[]> {
   return db.rows(statement, p);
 }

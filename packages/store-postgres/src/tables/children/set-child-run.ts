@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** The child node and the child run it started. */
@@ -21,6 +21,6 @@ WHERE id = ${p.stepId} AND state = ${p.waitingState}::text AND child_run_id IS N
 );
 
 /** Links a child node to its child run; resolves with 1, or 0 when it had one already. */
-export function setChildRun(db: Executor, p: SetChildRunParams): Promise<number> {
+export function setChildRun(db: SqlRunner, p: SetChildRunParams): Promise<number> {
   return db.count(statement, p);
 }

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** The run whose cancelled steps to explain. */
@@ -31,7 +31,7 @@ ORDER BY e.step_id, e.id DESC
 
 /** Reads why a run's cancelled steps were cancelled (see the statement). */
 export function findCancelCauses(
-  db: Executor,
+  db: SqlRunner,
   p: FindCancelCausesParams,
 ): Promise<CancelCauseRow[]> {
   return db.rows(statement, p);

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** One partition of `cyclone_events`, as the catalog describes it. */
@@ -24,6 +24,6 @@ ORDER BY c.relname
 );
 
 /** Lists the partitions of the events table (see the statement). */
-export function listEventPartitions(db: Executor): Promise<EventPartitionRow[]> {
+export function listEventPartitions(db: SqlRunner): Promise<EventPartitionRow[]> {
   return db.rows(statement, { parent: db.tables.events });
 }

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { claimableKeysCount } from './claimable-keys.js';
 
@@ -29,6 +29,6 @@ ORDER BY f.kind
 );
 
 /** Reads every kind under fair share (see the statement). */
-export function listFairShares(db: Executor, p: ListFairSharesParams): Promise<FairShareRow[]> {
+export function listFairShares(db: SqlRunner, p: ListFairSharesParams): Promise<FairShareRow[]> {
   return db.rows(statement, p);
 }

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
 
@@ -22,6 +22,6 @@ SELECT kind, pg_notify('${Channels.stepsAvailable}', kind) AS notified FROM remo
 );
 
 /** Removes a kind's fair share; false when it had none. */
-export async function removeFairShare(db: Executor, p: RemoveFairShareParams): Promise<boolean> {
+export async function removeFairShare(db: SqlRunner, p: RemoveFairShareParams): Promise<boolean> {
   return (await db.rows(statement, p)).length > 0;
 }

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
 
@@ -27,6 +27,6 @@ SELECT kind, pg_notify('${Channels.stepsAvailable}', kind) AS notified FROM upse
 );
 
 /** Sets a kind's fair share (see the statement). */
-export async function setFairShare(db: Executor, p: SetFairShareParams): Promise<void> {
+export async function setFairShare(db: SqlRunner, p: SetFairShareParams): Promise<void> {
   await db.rows(statement, p);
 }

@@ -1,5 +1,5 @@
 import { EventType } from '@cyclone/core';
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { stepsEndedNotice } from '../steps/steps-ended-notice.js';
 import { freedPlacesNotice } from '../steps/freed-places-notice.js';
@@ -48,6 +48,6 @@ FROM cancelled
 );
 
 /** Cancels a fan-out node's open item tasks (see the statement); resolves with how many. */
-export async function cancelItems(db: Executor, p: CancelItemsParams): Promise<number> {
+export async function cancelItems(db: SqlRunner, p: CancelItemsParams): Promise<number> {
   return (await db.rows(statement, p)).length;
 }

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** The fan-out node whose item outputs to collect. */
@@ -20,7 +20,7 @@ FROM ${t.steps} i WHERE i.parent_step_id = ${p.nodeId}
 
 /** Collects a fan-out node's item outputs (see the statement). */
 export async function collectItemOutputs(
-  db: Executor,
+  db: SqlRunner,
   p: CollectItemOutputsParams,
 ): Promise<string> {
   return (await db.one(statement, p))?.output ?? '[]';

@@ -1,5 +1,5 @@
 import { EventType } from '@cyclone/core';
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { sqlConstant, recordEvents } from '../events/record-events.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
@@ -46,6 +46,6 @@ SELECT id FROM gone
 );
 
 /** Discards a fan-out node (see the statement); false when it was no longer pending. */
-export async function discardFanOut(db: Executor, p: DiscardFanOutParams): Promise<boolean> {
+export async function discardFanOut(db: SqlRunner, p: DiscardFanOutParams): Promise<boolean> {
   return (await db.rows(statement, p)).length > 0;
 }

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import type { StepRecord } from '../../schema/rows.js';
 import { defineStatement } from '../../db/statement.js';
 import { stepsOfRun } from '../../db/steps-of-run.js';
@@ -33,6 +33,6 @@ ORDER BY n.created_at, n.id
 );
 
 /** Finds a run's ready and expanding fan-out nodes, in declaration order. */
-export function findFanOuts(db: Executor, p: FindFanOutsParams): Promise<OpenFanOutRow[]> {
+export function findFanOuts(db: SqlRunner, p: FindFanOutsParams): Promise<OpenFanOutRow[]> {
   return db.rows(statement, p);
 }

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** Step ids of a run that may name item tasks. */
@@ -29,7 +29,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Maps item task ids to their fan-out node's name (see the statement); other strings are skipped. */
 export async function findItemNodes(
-  db: Executor,
+  db: SqlRunner,
   runId: string,
   stepIds: readonly string[],
 ): Promise<Map<string, string>> {

@@ -1,5 +1,5 @@
 import { EventType } from '@cyclone/core';
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
 import { sqlConstant, recordEvents } from '../events/record-events.js';
@@ -84,7 +84,7 @@ SELECT (SELECT count(*) FROM inserted) AS inserted, (SELECT count(*) FROM notifi
 );
 
 /** Inserts a batch of item tasks (see the statement); resolves with how many it inserted. */
-export async function insertItems(db: Executor, p: InsertItemsParams): Promise<number> {
+export async function insertItems(db: SqlRunner, p: InsertItemsParams): Promise<number> {
   const row = await db.one(statement, p);
   return Number(row?.inserted ?? 0);
 }

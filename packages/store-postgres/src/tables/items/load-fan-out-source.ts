@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { stepsOfRun } from '../../db/steps-of-run.js';
 
@@ -44,7 +44,7 @@ LEFT JOIN ${t.steps} s
 
 /** Reads a fan-out node's source (see the statement); undefined when its definition is gone. */
 export function loadFanOutSource(
-  db: Executor,
+  db: SqlRunner,
   p: LoadFanOutSourceParams,
 ): Promise<FanOutSourceRow | undefined> {
   return db.one(statement, p);

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import type { StepRecord } from '../../schema/rows.js';
 import { defineStatement } from '../../db/statement.js';
 
@@ -62,7 +62,7 @@ LEFT JOIN LATERAL (
 
 /** Reads an expanded fan-out node's progress (see the statement). */
 export async function readFanOutProgress(
-  db: Executor,
+  db: SqlRunner,
   p: ReadFanOutProgressParams,
 ): Promise<FanOutProgressRow> {
   const row = await db.one(statement, p);

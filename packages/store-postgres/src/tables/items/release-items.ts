@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { stepsReadyTail } from '../steps/steps-ready-tail.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
@@ -45,6 +45,6 @@ WITH free AS (
 );
 
 /** Releases a fan-out node's next item tasks (see the statement); resolves with how many. */
-export async function releaseItems(db: Executor, p: ReleaseItemsParams): Promise<number> {
+export async function releaseItems(db: SqlRunner, p: ReleaseItemsParams): Promise<number> {
   return (await db.rows(statement, p)).length;
 }

@@ -1,5 +1,5 @@
 import { EventType } from '@cyclone/core';
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
 import { sqlConstant, recordEvents } from '../events/record-events.js';
@@ -89,7 +89,7 @@ UNION ALL SELECT id, state, NULL FROM reopened
 
 /** Reopens the item tasks of reopened fan-out nodes (see the statement). */
 export function reopenItems(
-  db: Executor,
+  db: SqlRunner,
   p: ReopenItemsParams,
 ): Promise<{ id: string; state: string }[]> {
   return db.rows(statement, p);

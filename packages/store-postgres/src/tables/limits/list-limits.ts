@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** How far the list counts a kind's waiting steps. */
@@ -57,6 +57,6 @@ ORDER BY l.kind
 );
 
 /** Reads every limited kind (see the statement). */
-export function listLimits(db: Executor, p: ListLimitsParams): Promise<LimitRow[]> {
+export function listLimits(db: SqlRunner, p: ListLimitsParams): Promise<LimitRow[]> {
   return db.rows(statement, p);
 }

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** The limited kind whose limit row to lock. */
@@ -49,7 +49,7 @@ export type KindLimitLock =
   | { readonly state: 'busy' | 'gone' };
 
 /** Locks the kind's limit and fair-share rows unless another claim holds one (see the statement). */
-export async function lockKindLimit(db: Executor, p: LockKindLimitParams): Promise<KindLimitLock> {
+export async function lockKindLimit(db: SqlRunner, p: LockKindLimitParams): Promise<KindLimitLock> {
   const row = await db.one(statement, p);
   if (!row) return { state: 'gone' };
   const fair = row.fair_locked !== null;

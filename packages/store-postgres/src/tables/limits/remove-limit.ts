@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
 
@@ -46,6 +46,6 @@ SELECT kind, pg_notify('${Channels.stepsAvailable}', kind) AS notified FROM remo
 );
 
 /** Removes a kind's concurrency cap or rate limit; false when it had none. */
-export async function removeLimit(db: Executor, p: RemoveLimitParams): Promise<boolean> {
+export async function removeLimit(db: SqlRunner, p: RemoveLimitParams): Promise<boolean> {
   return (await db.rows(statement, p)).length > 0;
 }

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
 
@@ -30,7 +30,7 @@ SELECT kind, pg_notify('${Channels.stepsAvailable}', kind) AS notified FROM upse
 
 /** Sets a kind's concurrency cap (see the statement). */
 export async function setConcurrencyLimit(
-  db: Executor,
+  db: SqlRunner,
   p: SetConcurrencyLimitParams,
 ): Promise<void> {
   await db.rows(statement, p);

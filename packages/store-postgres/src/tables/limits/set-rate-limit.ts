@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
 
@@ -34,6 +34,6 @@ SELECT kind, pg_notify('${Channels.stepsAvailable}', kind) AS notified FROM upse
 );
 
 /** Sets a kind's rate limit (see the statement). */
-export async function setRateLimit(db: Executor, p: SetRateLimitParams): Promise<void> {
+export async function setRateLimit(db: SqlRunner, p: SetRateLimitParams): Promise<void> {
   await db.rows(statement, p);
 }

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** The run whose settlement marker to clear. */
@@ -13,6 +13,6 @@ const statement = defineStatement<ClearSettlementParams>(
 );
 
 /** Clears a run's settlement marker; resolves with how many rows it deleted (0 or 1). */
-export function clearSettlement(db: Executor, p: ClearSettlementParams): Promise<number> {
+export function clearSettlement(db: SqlRunner, p: ClearSettlementParams): Promise<number> {
   return db.count(statement, p);
 }

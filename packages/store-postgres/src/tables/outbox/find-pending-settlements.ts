@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** How many marked runs to return. */
@@ -23,7 +23,7 @@ LIMIT ${p.limit}
 
 /** Lists runs that still wait for their settlement. */
 export function findPendingSettlements(
-  db: Executor,
+  db: SqlRunner,
   p: FindPendingSettlementsParams,
 ): Promise<PendingSettlementRow[]> {
   return db.rows(statement, p);

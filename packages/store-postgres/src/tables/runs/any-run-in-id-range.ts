@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** A half-open range of run ids, `[from, to)`. */
@@ -22,6 +22,6 @@ SELECT EXISTS (
 );
 
 /** Whether a run with an id in `range` exists (see the statement). */
-export async function anyRunInIdRange(db: Executor, range: RunIdRange): Promise<boolean> {
+export async function anyRunInIdRange(db: SqlRunner, range: RunIdRange): Promise<boolean> {
   return (await db.one(statement, range))?.found ?? false;
 }

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** The run whose ancestors to count, and where to stop counting. */
@@ -25,6 +25,6 @@ SELECT coalesce(max(depth), 0)::int AS depth FROM up
 );
 
 /** Counts a run's ancestors, at most `limit` (see the statement). */
-export async function countAncestors(db: Executor, p: CountAncestorsParams): Promise<number> {
+export async function countAncestors(db: SqlRunner, p: CountAncestorsParams): Promise<number> {
   return (await db.one(statement, p))?.depth ?? 0;
 }

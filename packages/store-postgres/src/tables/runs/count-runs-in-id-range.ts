@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** A half-open range of run ids, `[from, to)`, and the most runs worth counting. */
@@ -23,7 +23,7 @@ SELECT count(*)::int AS n FROM (
 
 /** Counts the runs with an id in the range, up to `limit` (see the statement). */
 export async function countRunsInIdRange(
-  db: Executor,
+  db: SqlRunner,
   p: CountRunsInIdRangeParams,
 ): Promise<number> {
   return (await db.one(statement, p))?.n ?? 0;

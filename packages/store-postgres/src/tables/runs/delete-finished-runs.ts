@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { stepsOfRuns } from '../../db/steps-of-run.js';
 
@@ -46,6 +46,6 @@ DELETE FROM ${t.runs} WHERE id IN (SELECT id FROM doomed) RETURNING id
 );
 
 /** Deletes a batch of expired finished runs (see the statement); returns how many. */
-export function deleteFinishedRuns(db: Executor, p: DeleteFinishedRunsParams): Promise<number> {
+export function deleteFinishedRuns(db: SqlRunner, p: DeleteFinishedRunsParams): Promise<number> {
   return db.count(statement, p);
 }

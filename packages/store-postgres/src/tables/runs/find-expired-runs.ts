@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** Which runs the deadline scanner looks at. */
@@ -22,6 +22,9 @@ LIMIT ${p.limit}
 );
 
 /** Finds running runs past their deadline (see the statement). */
-export function findExpiredRuns(db: Executor, p: FindExpiredRunsParams): Promise<{ id: string }[]> {
+export function findExpiredRuns(
+  db: SqlRunner,
+  p: FindExpiredRunsParams,
+): Promise<{ id: string }[]> {
   return db.rows(statement, p);
 }

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** What {@link findRunsByIdempotencyKey} looks for. */
@@ -20,7 +20,7 @@ const statement = defineStatement<FindRunsByIdempotencyKeyParams, RunByKeyRow>(
 
 /** Runs that hold any of the given idempotency keys. */
 export function findRunsByIdempotencyKey(
-  db: Executor,
+  db: SqlRunner,
   p: FindRunsByIdempotencyKeyParams,
 ): Promise<RunByKeyRow[]> {
   return db.rows(statement, p);

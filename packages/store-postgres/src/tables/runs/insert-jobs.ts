@@ -5,7 +5,7 @@ import {
   OnDepFailure,
 } from '@cyclone/core';
 import { Channels } from '../../db/channels.js';
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { runSubmitted } from '../events/run-row-events.js';
 import type { NewJobs } from '../../contract/new-run.js';
@@ -97,7 +97,7 @@ SELECT CASE WHEN ${p.idempotencyKey}::text IS NULL THEN NULL
 );
 
 /** Inserts standalone jobs of one kind in one statement (see the statement). */
-export async function insertJobs(db: Executor, p: InsertJobsParams): Promise<InsertedJobsRow> {
+export async function insertJobs(db: SqlRunner, p: InsertJobsParams): Promise<InsertedJobsRow> {
   const [row] = await db.rows(statement, p);
   return row!;
 }

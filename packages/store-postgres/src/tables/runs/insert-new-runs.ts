@@ -1,17 +1,17 @@
 import { StepState } from '@cyclone/core';
 import type { SubmittedRun } from '../../contract/run-store.js';
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { findRunsByIdempotencyKey } from './find-runs-by-idempotency-key.js';
 import { insertRuns, insertRunsParams } from './insert-runs.js';
 import type { NewRun } from '../../contract/new-run.js';
 
 /**
- * Inserts runs with all their steps in one statement, on the executor's connection (the pool or
+ * Inserts runs with all their steps in one statement, on the SQL runner's connection (the pool or
  * the caller's transaction). A run whose idempotency key exists already is not inserted; its
  * existing id is returned with `created: false`.
  */
 export async function insertNewRuns(
-  db: Executor,
+  db: SqlRunner,
   runs: readonly NewRun[],
 ): Promise<SubmittedRun[]> {
   const inserted = new Set((await insertRuns(db, insertRunsParams(runs))).map((r) => r.id));
@@ -23,7 +23,7 @@ export async function insertNewRuns(
  * inserted; for the others, skipped for their idempotency key, the run that holds the key.
  */
 export async function submittedRuns(
-  db: Executor,
+  db: SqlRunner,
   runs: readonly { readonly id: string; readonly idempotencyKey: string | null }[],
   inserted: ReadonlySet<string>,
 ): Promise<SubmittedRun[]> {

@@ -1,6 +1,6 @@
 import { StepState, type WorkflowDefinition } from '@cyclone/core';
 import { Channels } from '../../db/channels.js';
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { runSubmitted } from '../events/run-row-events.js';
 import type { NewRun } from '../../contract/new-run.js';
@@ -137,7 +137,7 @@ SELECT id, (SELECT count(*) FROM notified) AS notified FROM new_runs
 );
 
 /** Inserts runs with their steps in one statement; returns the runs it inserted. */
-export function insertRuns(db: Executor, p: InsertRunsParams): Promise<InsertedRunRow[]> {
+export function insertRuns(db: SqlRunner, p: InsertRunsParams): Promise<InsertedRunRow[]> {
   return db.rows(statement, p);
 }
 

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** The run whose definition and input to read. */
@@ -27,7 +27,7 @@ WHERE r.id = ${p.runId}
 
 /** Reads a run's definition and input; undefined for a standalone job or an unknown run. */
 export function loadParentRun(
-  db: Executor,
+  db: SqlRunner,
   p: LoadParentRunParams,
 ): Promise<ParentRunRow | undefined> {
   return db.one(statement, p);

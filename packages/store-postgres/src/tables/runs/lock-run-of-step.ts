@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import type { LockedRunRow } from './lock-run.js';
 
@@ -19,7 +19,7 @@ FOR UPDATE
 
 /** Locks the run of a step; undefined for an unknown step. */
 export function lockRunOfStep(
-  db: Executor,
+  db: SqlRunner,
   p: LockRunOfStepParams,
 ): Promise<LockedRunRow | undefined> {
   return db.one(statement, p);

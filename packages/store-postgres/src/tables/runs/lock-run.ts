@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import type { RunRecord } from '../../schema/rows.js';
 import { defineStatement } from '../../db/statement.js';
 
@@ -20,6 +20,6 @@ const statement = defineStatement<LockRunParams, LockedRunRow>(
 );
 
 /** Locks a run (see the statement); undefined for an unknown run. */
-export function lockRun(db: Executor, p: LockRunParams): Promise<LockedRunRow | undefined> {
+export function lockRun(db: SqlRunner, p: LockRunParams): Promise<LockedRunRow | undefined> {
   return db.one(statement, p);
 }

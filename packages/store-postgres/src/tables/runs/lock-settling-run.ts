@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import type { RunRecord } from '../../schema/rows.js';
 import { defineStatement } from '../../db/statement.js';
 import { stepsOfRun } from '../../db/steps-of-run.js';
@@ -42,7 +42,7 @@ FOR UPDATE OF r`,
 
 /** Locks a run for its settlement (see the statement); undefined for an unknown run. */
 export function lockSettlingRun(
-  db: Executor,
+  db: SqlRunner,
   p: LockSettlingRunParams,
 ): Promise<LockedSettlingRunRow | undefined> {
   return db.one(statement, p);

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
 import type { ChangeParams } from '../transitions/change-params.js';
@@ -146,6 +146,6 @@ export function openMove(
 }
 
 /** Applies a run change (see the statement); undefined when the run's state did not allow it. */
-export function moveRun(db: Executor, p: MoveRunParams): Promise<MovedRunRow | undefined> {
+export function moveRun(db: SqlRunner, p: MoveRunParams): Promise<MovedRunRow | undefined> {
   return db.one(statement, { ...p, terminalStepStates: TerminalStepStates });
 }

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { TerminalStepStates } from '../transitions/terminal-states.js';
 import { stepsOfRun } from '../../db/steps-of-run.js';
@@ -28,6 +28,6 @@ RETURNING r.open_steps
 );
 
 /** Recounts a run's open steps (see the statement). */
-export function recountOpenSteps(db: Executor, p: RecountOpenStepsParams): Promise<number> {
+export function recountOpenSteps(db: SqlRunner, p: RecountOpenStepsParams): Promise<number> {
   return db.count(statement, { ...p, terminalStepStates: TerminalStepStates });
 }

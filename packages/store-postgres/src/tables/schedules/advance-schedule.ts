@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** A schedule after one pass over its due ticks. */
@@ -38,6 +38,6 @@ RETURNING s.id
 );
 
 /** Advances a schedule (see the statement); false when its `next_run_at` had moved. */
-export async function advanceSchedule(db: Executor, p: AdvanceScheduleParams): Promise<boolean> {
+export async function advanceSchedule(db: SqlRunner, p: AdvanceScheduleParams): Promise<boolean> {
   return (await db.count(statement, p)) === 1;
 }

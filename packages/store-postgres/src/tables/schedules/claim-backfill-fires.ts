@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** Backfilled ticks of one schedule and the run each would start. */
@@ -29,7 +29,7 @@ RETURNING fire_at, run_id
 
 /** Claims backfilled ticks (see the statement). */
 export function claimBackfillFires(
-  db: Executor,
+  db: SqlRunner,
   p: ClaimBackfillFiresParams,
 ): Promise<{ fire_at: Date; run_id: string }[]> {
   return db.rows(statement, p);

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { scheduleColumns, type ScheduleRow } from './schedule-row.js';
 
@@ -23,7 +23,7 @@ RETURNING ${scheduleColumns}
 
 /** Deletes a schedule and its fires; undefined for an unknown id. */
 export function deleteScheduleRow(
-  db: Executor,
+  db: SqlRunner,
   p: DeleteScheduleParams,
 ): Promise<ScheduleRow | undefined> {
   return db.one(statement, p);

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { scheduleColumns, type ScheduleRow } from './schedule-row.js';
 
@@ -20,7 +20,7 @@ const lock = defineStatement<GetScheduleParams, ScheduleRow>(
 
 /** One schedule, or undefined. */
 export function getScheduleRow(
-  db: Executor,
+  db: SqlRunner,
   p: GetScheduleParams,
 ): Promise<ScheduleRow | undefined> {
   return db.one(read, p);
@@ -28,7 +28,7 @@ export function getScheduleRow(
 
 /** One schedule, locked for the rest of the transaction; undefined for an unknown id. */
 export function lockScheduleRow(
-  db: Executor,
+  db: SqlRunner,
   p: GetScheduleParams,
 ): Promise<ScheduleRow | undefined> {
   return db.one(lock, p);

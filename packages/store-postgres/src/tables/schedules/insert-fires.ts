@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** Fires of one schedule, one entry per tick. */
@@ -28,6 +28,6 @@ RETURNING fire_at
 );
 
 /** Records fires (see the statement); returns the ticks it took. */
-export async function insertFires(db: Executor, p: InsertFiresParams): Promise<Set<number>> {
+export async function insertFires(db: SqlRunner, p: InsertFiresParams): Promise<Set<number>> {
   return new Set((await db.rows(statement, p)).map((r) => r.fire_at.getTime()));
 }

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import type { FireRow } from './schedule-row.js';
 
@@ -18,6 +18,9 @@ ORDER BY fire_at DESC LIMIT ${p.limit}
 );
 
 /** A schedule's fires, newest tick first. */
-export function listScheduleFireRows(db: Executor, p: ListScheduleFiresParams): Promise<FireRow[]> {
+export function listScheduleFireRows(
+  db: SqlRunner,
+  p: ListScheduleFiresParams,
+): Promise<FireRow[]> {
   return db.rows(statement, p);
 }

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { scheduleColumns, type ScheduleRow } from './schedule-row.js';
 
@@ -8,6 +8,6 @@ const statement = defineStatement<Record<string, never>, ScheduleRow>(
 );
 
 /** Every schedule, by id. */
-export function listScheduleRows(db: Executor): Promise<ScheduleRow[]> {
+export function listScheduleRows(db: SqlRunner): Promise<ScheduleRow[]> {
   return db.rows(statement, {});
 }

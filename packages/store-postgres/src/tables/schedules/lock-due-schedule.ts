@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { scheduleColumns, type ScheduleRow } from './schedule-row.js';
 
@@ -27,7 +27,7 @@ FOR UPDATE SKIP LOCKED
 
 /** Locks the next due schedule of the pass (see the statement), or undefined when none is due. */
 export function lockDueSchedule(
-  db: Executor,
+  db: SqlRunner,
   p: LockDueScheduleParams,
 ): Promise<ScheduleRow | undefined> {
   return db.one(statement, p);

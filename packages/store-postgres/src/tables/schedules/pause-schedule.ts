@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { scheduleColumns, type ScheduleRow } from './schedule-row.js';
 
@@ -21,7 +21,7 @@ RETURNING ${scheduleColumns}
 
 /** Disables a schedule; undefined for an unknown id. */
 export function pauseScheduleRow(
-  db: Executor,
+  db: SqlRunner,
   p: PauseScheduleParams,
 ): Promise<ScheduleRow | undefined> {
   return db.one(statement, p);

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** A schedule whose pass failed, and why. */
@@ -22,7 +22,7 @@ WHERE id = ${p.id}
 
 /** Records a scanner failure on a schedule (see the statement). */
 export async function recordScheduleFailure(
-  db: Executor,
+  db: SqlRunner,
   p: RecordScheduleFailureParams,
 ): Promise<void> {
   await db.count(statement, p);

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { scheduleColumns, type ScheduleRow } from './schedule-row.js';
 
@@ -26,7 +26,7 @@ RETURNING ${scheduleColumns}
 
 /** Enables a schedule (see the statement); undefined for an unknown id. */
 export function resumeScheduleRow(
-  db: Executor,
+  db: SqlRunner,
   p: ResumeScheduleParams,
 ): Promise<ScheduleRow | undefined> {
   return db.one(statement, p);

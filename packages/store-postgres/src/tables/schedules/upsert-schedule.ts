@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { scheduleColumns, type ScheduleRow } from './schedule-row.js';
 
@@ -48,7 +48,7 @@ RETURNING ${scheduleColumns}
 
 /** Creates or replaces a schedule (see the statement). */
 export async function upsertScheduleRow(
-  db: Executor,
+  db: SqlRunner,
   p: UpsertScheduleParams,
 ): Promise<ScheduleRow> {
   return (await db.one(statement, p))!;

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** Signals one waiting node consumes. */
@@ -33,6 +33,6 @@ RETURNING g.id
 );
 
 /** Consumes signals for a waiting node (see the statement); returns the signals consumed. */
-export function gatherSignals(db: Executor, p: GatherSignalsParams): Promise<{ id: string }[]> {
+export function gatherSignals(db: SqlRunner, p: GatherSignalsParams): Promise<{ id: string }[]> {
   return db.rows(statement, p);
 }

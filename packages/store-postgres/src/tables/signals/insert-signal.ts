@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** A signal to store with its run. */
@@ -31,7 +31,7 @@ RETURNING id
 
 /** Stores a signal; undefined when the run already has a signal with that id. */
 export function insertSignal(
-  db: Executor,
+  db: SqlRunner,
   p: InsertSignalParams,
 ): Promise<InsertedSignalRow | undefined> {
   return db.one(statement, p);

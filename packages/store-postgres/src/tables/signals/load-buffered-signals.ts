@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** The run whose buffered signals to load. */
@@ -26,7 +26,7 @@ ORDER BY id
 
 /** Loads a run's buffered signals, oldest first. */
 export function loadBufferedSignals(
-  db: Executor,
+  db: SqlRunner,
   p: LoadBufferedSignalsParams,
 ): Promise<BufferedSignalRow[]> {
   return db.rows(statement, p);

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** The signal whose consumer to read: by its row id, or by the sender's id. */
@@ -25,7 +25,7 @@ LIMIT 1
 
 /** Which node consumed a run's signal; undefined for an unknown signal. */
 export function signalConsumer(
-  db: Executor,
+  db: SqlRunner,
   p: SignalConsumerParams,
 ): Promise<SignalConsumerRow | undefined> {
   return db.one(statement, p);

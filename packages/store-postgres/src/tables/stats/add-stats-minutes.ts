@@ -1,5 +1,5 @@
 import { WaitBucketCount } from '@cyclone/core';
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** What a worker counted since its last flush, per kind, in parallel arrays. */
@@ -34,6 +34,6 @@ SET completed = m.completed + EXCLUDED.completed,
 );
 
 /** Adds a worker's counts to the current minute's rows (see the statement). */
-export async function addStatsMinutes(db: Executor, p: AddStatsMinutesParams): Promise<void> {
+export async function addStatsMinutes(db: SqlRunner, p: AddStatsMinutesParams): Promise<void> {
   await db.count(statement, p);
 }

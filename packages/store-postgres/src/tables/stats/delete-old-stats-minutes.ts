@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** Which minutes the retention sweep deletes. */
@@ -23,7 +23,7 @@ WHERE m.minute = old.minute AND m.kind = old.kind
 
 /** Deletes old minute rows (see the statement); returns how many. */
 export function deleteOldStatsMinutes(
-  db: Executor,
+  db: SqlRunner,
   p: DeleteOldStatsMinutesParams,
 ): Promise<number> {
   return db.count(statement, p);

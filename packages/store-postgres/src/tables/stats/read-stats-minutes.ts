@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** Which minutes to read. */
@@ -51,7 +51,7 @@ ORDER BY mn.minute
 
 /** Reads the window's minutes (see the statement). */
 export function readStatsMinutes(
-  db: Executor,
+  db: SqlRunner,
   p: ReadStatsMinutesParams,
 ): Promise<StatsMinuteRow[]> {
   return db.rows(statement, p);

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { freedPlacesNotice } from './freed-places-notice.js';
 import type { ChangeParams } from '../transitions/change-params.js';
@@ -56,6 +56,6 @@ SELECT id, node, child_run_id, (SELECT count(*) FROM freed) AS notified FROM can
 );
 
 /** Cancels steps of a run by one change (see the statement). */
-export function cancelSteps(db: Executor, p: CancelStepsParams): Promise<CancelledStepRow[]> {
+export function cancelSteps(db: SqlRunner, p: CancelStepsParams): Promise<CancelledStepRow[]> {
   return db.rows(statement, p);
 }

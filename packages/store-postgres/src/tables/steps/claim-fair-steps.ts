@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { sqlConstant } from '../events/record-events.js';
 import {
@@ -232,7 +232,7 @@ ${claimOrder('rows')}
 
 /** Claims claimable steps of one kind under fair share, keys in turn (see the statement). */
 export function claimFairSteps(
-  db: Executor,
+  db: SqlRunner,
   p: ClaimFairStepsParams,
 ): Promise<ClaimFairStepsRow[]> {
   return db.rows(statement, p);

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { sqlConstant } from '../events/record-events.js';
 import {
@@ -115,7 +115,7 @@ ${claimOrder('rows')}
 
 /** Claims claimable steps of one limited kind within its limits (see the statement). */
 export function claimLimitedSteps(
-  db: Executor,
+  db: SqlRunner,
   p: ClaimLimitedStepsParams,
 ): Promise<ClaimLimitedStepsRow[]> {
   return db.rows(statement, p);

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { claimColumns, type ClaimChangeParams } from './claim-parts.js';
 
@@ -34,6 +34,6 @@ SELECT id, claim_token, attempts FROM claimed
 );
 
 /** Claims one step (see the statement); undefined when it is no longer claimable. */
-export function claimStep(db: Executor, p: ClaimStepParams): Promise<ClaimedOneRow | undefined> {
+export function claimStep(db: SqlRunner, p: ClaimStepParams): Promise<ClaimedOneRow | undefined> {
   return db.one(statement, p);
 }

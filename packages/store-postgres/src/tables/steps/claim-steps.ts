@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import {
   claimableSteps,
@@ -91,6 +91,6 @@ ${claimOrder('rows')}
 );
 
 /** Claims claimable steps of the given kinds without flow limits (see the statement). */
-export function claimSteps(db: Executor, p: ClaimStepsParams): Promise<ClaimStepsRow[]> {
+export function claimSteps(db: SqlRunner, p: ClaimStepsParams): Promise<ClaimStepsRow[]> {
   return db.rows(statement, p);
 }

@@ -1,5 +1,5 @@
 import { RunState, type StepChange } from '@cyclone/core';
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { Channels } from '../../db/channels.js';
 import { freedPlacesNotice } from './freed-places-notice.js';
 import { notifyIdsInChunks } from '../../db/notify-ids.js';
@@ -268,7 +268,7 @@ UNION ALL SELECT 'notified', NULL FROM notify_runs
 );
 
 /** Records handler successes in one statement (see the statement's comment). */
-export function completeSteps(db: Executor, p: CompleteStepsParams): Promise<CompleteStepsRow[]> {
+export function completeSteps(db: SqlRunner, p: CompleteStepsParams): Promise<CompleteStepsRow[]> {
   return db.rows(statement, p);
 }
 

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { freedPlacesNotice } from './freed-places-notice.js';
 import { recordEvents } from '../events/record-events.js';
@@ -80,6 +80,6 @@ SELECT id, run_id, node, attempts, (SELECT count(*) FROM freed) AS notified FROM
 );
 
 /** Discards a running step (see the statement); empty when fenced out. */
-export function discardStep(db: Executor, p: DiscardStepParams): Promise<DiscardedStepRow[]> {
+export function discardStep(db: SqlRunner, p: DiscardStepParams): Promise<DiscardedStepRow[]> {
   return db.rows(statement, p);
 }

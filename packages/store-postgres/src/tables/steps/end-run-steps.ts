@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { stepsEndedNotice } from './steps-ended-notice.js';
 import { freedPlacesNotice } from './freed-places-notice.js';
@@ -64,6 +64,6 @@ FROM ended
 );
 
 /** Ends a run's open steps by one change (see the statement). */
-export function endRunSteps(db: Executor, p: EndRunStepsParams): Promise<EndedStepRow[]> {
+export function endRunSteps(db: SqlRunner, p: EndRunStepsParams): Promise<EndedStepRow[]> {
   return db.rows(statement, p);
 }

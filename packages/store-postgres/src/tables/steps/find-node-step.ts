@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import type { StepRecord } from '../../schema/rows.js';
 import { stepsOfRun } from '../../db/steps-of-run.js';
@@ -45,7 +45,7 @@ FOR UPDATE OF s
 
 /** Reads and locks a node's step (see the statement); undefined for an unknown node. */
 export function findNodeStep(
-  db: Executor,
+  db: SqlRunner,
   p: FindNodeStepParams,
 ): Promise<NodeStepRow | undefined> {
   return db.one(statement, p);

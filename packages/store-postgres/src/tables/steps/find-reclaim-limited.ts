@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** The sweep's bound. */
@@ -31,7 +31,7 @@ LIMIT ${p.limit}
 
 /** Finds steps past their reclaim limit (see the statement). */
 export function findReclaimLimited(
-  db: Executor,
+  db: SqlRunner,
   p: FindReclaimLimitedParams,
 ): Promise<ReclaimLimitedRow[]> {
   return db.rows(statement, p);

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** How the sweep decides a kind is unserved. */
@@ -53,7 +53,7 @@ LIMIT ${p.limit}
 
 /** Finds steps whose kind no live worker handles (see the statement). */
 export function findUnservedSteps(
-  db: Executor,
+  db: SqlRunner,
   p: FindUnservedStepsParams,
 ): Promise<UnservedStepRow[]> {
   return db.rows(statement, p);

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { recordEvents } from '../events/record-events.js';
 import { storedClaimEvent, wasRunning } from '../events/claim-event.js';
@@ -86,6 +86,6 @@ FROM moved
 );
 
 /** Moves one node's step by an operator's move (see the statement); empty when fenced out. */
-export function forceStepRow(db: Executor, p: ForceStepParams): Promise<ForcedStepRow[]> {
+export function forceStepRow(db: SqlRunner, p: ForceStepParams): Promise<ForcedStepRow[]> {
   return db.rows(statement, p);
 }

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { stepsOfRun, workflowStepsOfRun } from '../../db/steps-of-run.js';
 
@@ -31,6 +31,6 @@ ORDER BY s.created_at, s.id
 );
 
 /** The outputs of a run's completed leaf nodes. */
-export function getLeafOutputs(db: Executor, p: GetLeafOutputsParams): Promise<LeafOutputRow[]> {
+export function getLeafOutputs(db: SqlRunner, p: GetLeafOutputsParams): Promise<LeafOutputRow[]> {
   return db.rows(statement, p);
 }

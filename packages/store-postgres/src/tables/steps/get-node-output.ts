@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import type { StepRecord } from '../../schema/rows.js';
 import { defineStatement } from '../../db/statement.js';
 import { stepsOfRun } from '../../db/steps-of-run.js';
@@ -22,7 +22,7 @@ WHERE ${stepsOfRun('s', p.runId)} AND node = ${p.node} AND item_index IS NULL
 
 /** The node step (not an item task) of a run with the given name, with its output. */
 export function getNodeOutput(
-  db: Executor,
+  db: SqlRunner,
   p: GetNodeOutputParams,
 ): Promise<NodeOutputRow | undefined> {
   return db.one(statement, p);

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** The held steps whose leases to extend. */
@@ -29,6 +29,6 @@ RETURNING s.id
 );
 
 /** Extends leases (see the statement); returns the steps still held. */
-export function heartbeatSteps(db: Executor, p: HeartbeatStepsParams): Promise<HeldStepRow[]> {
+export function heartbeatSteps(db: SqlRunner, p: HeartbeatStepsParams): Promise<HeldStepRow[]> {
   return db.rows(statement, p);
 }

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { stepsOfRun, workflowStepsOfRun } from '../../db/steps-of-run.js';
 
@@ -45,6 +45,9 @@ ORDER BY s.id
 );
 
 /** The run's ready cached task nodes (see the statement). */
-export function loadReadyCached(db: Executor, p: LoadReadyCachedParams): Promise<ReadyCachedRow[]> {
+export function loadReadyCached(
+  db: SqlRunner,
+  p: LoadReadyCachedParams,
+): Promise<ReadyCachedRow[]> {
   return db.rows(statement, p);
 }

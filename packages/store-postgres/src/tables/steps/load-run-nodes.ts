@@ -1,5 +1,5 @@
 import type { OnDepFailure } from '@cyclone/core';
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import type { StepRecord } from '../../schema/rows.js';
 import { defineStatement } from '../../db/statement.js';
 import { stepsOfRun } from '../../db/steps-of-run.js';
@@ -36,6 +36,6 @@ ORDER BY created_at, id
 );
 
 /** Loads a run's node steps in declaration order. */
-export function loadRunNodes(db: Executor, p: LoadRunNodesParams): Promise<RunNodeRow[]> {
+export function loadRunNodes(db: SqlRunner, p: LoadRunNodesParams): Promise<RunNodeRow[]> {
   return db.rows(statement, p);
 }

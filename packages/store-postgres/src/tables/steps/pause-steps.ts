@@ -1,5 +1,5 @@
 import { EventType } from '@cyclone/core';
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { sqlConstant, recordEvents } from '../events/record-events.js';
 import type { ChangeParams } from '../transitions/change-params.js';
@@ -36,6 +36,6 @@ SELECT id FROM paused
 );
 
 /** Pauses a run's steps (see the statement). */
-export function pauseSteps(db: Executor, p: PauseStepsParams): Promise<{ id: string }[]> {
+export function pauseSteps(db: SqlRunner, p: PauseStepsParams): Promise<{ id: string }[]> {
   return db.rows(statement, p);
 }

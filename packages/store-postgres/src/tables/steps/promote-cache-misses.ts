@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { stepsReadyTail } from './steps-ready-tail.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
@@ -32,7 +32,7 @@ WITH misses AS (
 
 /** Promotes ready cached tasks that missed (see the statement). */
 export function promoteCacheMisses(
-  db: Executor,
+  db: SqlRunner,
   p: PromoteCacheMissesParams,
 ): Promise<{ id: string }[]> {
   return db.rows(statement, p);

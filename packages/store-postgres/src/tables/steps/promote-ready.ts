@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { NodeType, StepState, StepTrigger, stepChange } from '@cyclone/core';
 import { defineStatement } from '../../db/statement.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
@@ -43,6 +43,6 @@ WITH promoted AS (
 );
 
 /** Promotes a run's ready pending tasks (see the statement). */
-export function promoteReady(db: Executor, p: PromoteReadyParams): Promise<{ id: string }[]> {
+export function promoteReady(db: SqlRunner, p: PromoteReadyParams): Promise<{ id: string }[]> {
   return db.rows(statement, p);
 }

@@ -1,5 +1,5 @@
 import { EventType } from '@cyclone/core';
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
 import { sqlConstant, recordEvents } from '../events/record-events.js';
@@ -75,7 +75,7 @@ SELECT id, run_id, node, state, reclaims, (SELECT count(*) FROM notified) AS not
 
 /** Reclaims expired leases (see the statement). */
 export function reclaimExpiredLeases(
-  db: Executor,
+  db: SqlRunner,
   p: ReclaimExpiredLeasesParams,
 ): Promise<ReclaimedStepRow[]> {
   return db.rows(statement, p);

@@ -1,5 +1,5 @@
 import { EventType, StepState, StepTrigger } from '@cyclone/core';
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { sqlConstant, recordEvents } from '../events/record-events.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
@@ -64,6 +64,6 @@ SELECT id FROM reopened
 );
 
 /** Reopens cancelled steps (see the statement). */
-export function reopenSteps(db: Executor, p: ReopenStepsParams): Promise<{ id: string }[]> {
+export function reopenSteps(db: SqlRunner, p: ReopenStepsParams): Promise<{ id: string }[]> {
   return db.rows(statement, p);
 }

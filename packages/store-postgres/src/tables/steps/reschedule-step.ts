@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
 import { recordEvents } from '../events/record-events.js';
@@ -94,7 +94,7 @@ FROM moved m
 
 /** Gives a running step back (see the statement); empty when fenced out. */
 export function rescheduleStep(
-  db: Executor,
+  db: SqlRunner,
   p: RescheduleStepParams,
 ): Promise<RescheduledStepRow[]> {
   return db.rows(statement, p);

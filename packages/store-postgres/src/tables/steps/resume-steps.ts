@@ -1,5 +1,5 @@
 import { EventType } from '@cyclone/core';
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
 import { sqlConstant, recordEvents } from '../events/record-events.js';
@@ -63,7 +63,7 @@ SELECT id, state, (SELECT count(*) FROM notified) AS notified FROM resumed
 
 /** Resumes a run's paused steps (see the statement). */
 export function resumeSteps(
-  db: Executor,
+  db: SqlRunner,
   p: ResumeStepsParams,
 ): Promise<{ id: string; state: string }[]> {
   return db.rows(statement, p);

@@ -1,5 +1,5 @@
 import { EventType } from '@cyclone/core';
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { Channels } from '../../db/channels.js';
 import { defineStatement } from '../../db/statement.js';
 import { sqlConstant, recordEvents } from '../events/record-events.js';
@@ -51,6 +51,6 @@ SELECT id, (SELECT count(*) FROM notified) AS notified FROM retried
 );
 
 /** Retries discarded steps (see the statement). */
-export function retrySteps(db: Executor, p: RetryStepsParams): Promise<{ id: string }[]> {
+export function retrySteps(db: SqlRunner, p: RetryStepsParams): Promise<{ id: string }[]> {
   return db.rows(statement, p);
 }

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** How many due waits of each sort to return, and which node types lapse. */
@@ -46,6 +46,6 @@ export const DueWaitStates = {
 } as const;
 
 /** Lists due timers and lapsed max waits (see the statement). */
-export function findDueWaits(db: Executor, p: FindDueWaitsParams): Promise<DueWaitRow[]> {
+export function findDueWaits(db: SqlRunner, p: FindDueWaitsParams): Promise<DueWaitRow[]> {
   return db.rows(statement, p);
 }

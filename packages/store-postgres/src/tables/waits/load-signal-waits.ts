@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import { stepsOfRun } from '../../db/steps-of-run.js';
 
@@ -33,6 +33,6 @@ ORDER BY created_at, id
 );
 
 /** Loads the nodes of a run that wait for signals. */
-export function loadSignalWaits(db: Executor, p: LoadSignalWaitsParams): Promise<SignalWaitRow[]> {
+export function loadSignalWaits(db: SqlRunner, p: LoadSignalWaitsParams): Promise<SignalWaitRow[]> {
   return db.rows(statement, p);
 }

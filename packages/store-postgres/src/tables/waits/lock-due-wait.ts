@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** The wait to lock, and the state it must still be in. */
@@ -36,7 +36,7 @@ FOR UPDATE
 
 /** Locks a wait that is still due; undefined when it moved on or is not due. */
 export function lockDueWait(
-  db: Executor,
+  db: SqlRunner,
   p: LockDueWaitParams,
 ): Promise<DueWaitLockRow | undefined> {
   return db.one(statement, p);

@@ -1,5 +1,5 @@
 import { EventType } from '@cyclone/core';
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import type { SingleFromChangeParams } from '../transitions/change-params.js';
 import { sqlConstant, recordEvents } from '../events/record-events.js';
@@ -59,6 +59,6 @@ SELECT id, node FROM promoted
 );
 
 /** Promotes a run's ready wait nodes of some types (see the statement). */
-export function promoteWaits(db: Executor, p: PromoteWaitsParams): Promise<PromotedWaitRow[]> {
+export function promoteWaits(db: SqlRunner, p: PromoteWaitsParams): Promise<PromotedWaitRow[]> {
   return db.rows(statement, p);
 }

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** A leader lease and who asks for it. */
@@ -50,7 +50,7 @@ SELECT holder FROM lease
 
 /** Takes or renews a leader lease; true while `holder` leads. */
 export async function attemptLeadership(
-  db: Executor,
+  db: SqlRunner,
   p: AttemptLeadershipParams,
 ): Promise<boolean> {
   return (await db.rows(statement, p)).length > 0;

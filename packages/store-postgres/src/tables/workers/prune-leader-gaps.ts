@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** The leader lease whose old gaps to delete. */
@@ -22,6 +22,6 @@ WHERE name = ${p.name}
 );
 
 /** Deletes the gaps no enabled schedule can need (see the statement). */
-export async function pruneLeaderGaps(db: Executor, p: PruneLeaderGapsParams): Promise<void> {
+export async function pruneLeaderGaps(db: SqlRunner, p: PruneLeaderGapsParams): Promise<void> {
   await db.count(statement, p);
 }

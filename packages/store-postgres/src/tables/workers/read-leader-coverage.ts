@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** The leader lease whose coverage a schedules pass reads. */
@@ -48,7 +48,7 @@ ORDER BY g.ended_at
 
 /** The coverage of a leader lease (see the statement); undefined when it was never held. */
 export async function readLeaderCoverage(
-  db: Executor,
+  db: SqlRunner,
   p: ReadLeaderCoverageParams,
 ): Promise<LeaderCoverage | undefined> {
   const rows = await db.rows(statement, p);

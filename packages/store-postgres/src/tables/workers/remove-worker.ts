@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** The worker that stopped. */
@@ -13,6 +13,6 @@ const statement = defineStatement<RemoveWorkerParams>(
 );
 
 /** Forgets a stopped worker. */
-export async function removeWorker(db: Executor, p: RemoveWorkerParams): Promise<void> {
+export async function removeWorker(db: SqlRunner, p: RemoveWorkerParams): Promise<void> {
   await db.count(statement, p);
 }

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 import type { LeadershipParams } from './attempt-leadership.js';
 
@@ -15,6 +15,6 @@ WHERE name = ${p.name} AND holder = ${p.holder}
 );
 
 /** Gives up the named lease if `holder` has it. */
-export async function resignLeadership(db: Executor, p: LeadershipParams): Promise<void> {
+export async function resignLeadership(db: SqlRunner, p: LeadershipParams): Promise<void> {
   await db.count(statement, p);
 }

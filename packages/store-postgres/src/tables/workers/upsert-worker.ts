@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** A live worker, the kinds it handles and where it runs. */
@@ -23,6 +23,6 @@ SET kinds = EXCLUDED.kinds, host = EXCLUDED.host, pid = EXCLUDED.pid,
 );
 
 /** Registers (or refreshes) a live worker and the kinds it handles. */
-export async function upsertWorker(db: Executor, p: UpsertWorkerParams): Promise<void> {
+export async function upsertWorker(db: SqlRunner, p: UpsertWorkerParams): Promise<void> {
   await db.count(statement, p);
 }

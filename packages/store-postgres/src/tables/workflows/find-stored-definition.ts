@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** The workflow name to look up. */
@@ -17,7 +17,7 @@ ORDER BY created_at DESC, hash LIMIT 1
 
 /** The newest stored definition named `name` (unvalidated), or undefined. */
 export async function findStoredDefinition(
-  db: Executor,
+  db: SqlRunner,
   p: FindStoredDefinitionParams,
 ): Promise<unknown> {
   return (await db.one(statement, p))?.definition;

@@ -1,5 +1,5 @@
 import type { WorkflowDefinition } from '@cyclone/core';
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** The definitions to register, as columns. */
@@ -26,7 +26,7 @@ ON CONFLICT (hash) DO UPDATE SET created_at = now()
 
 /** Registers workflow definitions by name and hash (see the statement). */
 export async function registerWorkflows(
-  db: Executor,
+  db: SqlRunner,
   definitions: readonly WorkflowDefinition[],
 ): Promise<void> {
   if (definitions.length === 0) return;

@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/executor.js';
+import type { SqlRunner } from '../../db/sql-runner.js';
 import { defineStatement } from '../../db/statement.js';
 
 /** A built workflow definition to store. */
@@ -19,6 +19,6 @@ ON CONFLICT (hash) DO NOTHING
 );
 
 /** Stores a workflow definition by hash (see the statement). */
-export async function storeDefinition(db: Executor, p: StoreDefinitionParams): Promise<void> {
+export async function storeDefinition(db: SqlRunner, p: StoreDefinitionParams): Promise<void> {
   await db.count(statement, p);
 }
