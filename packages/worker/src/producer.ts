@@ -291,7 +291,14 @@ export class Producer implements LeaseBuffer {
         0,
         this.options.concurrency - this.sink.running - this.buffered.length,
       );
-      if (this.fairHeld && freeSlots === 0) return;
+      // And while steps run, a claim for them waits until a quarter of the slots are free: one
+      // claim for every freed slot made the claim, not the handlers, the bound (decision 384).
+      if (
+        this.fairHeld &&
+        freeSlots < Math.max(1, Math.floor(this.options.concurrency / 4)) &&
+        this.sink.running > 0
+      )
+        return;
       let steps: ClaimedStep[];
       const signalsBefore = this.workSignals;
       try {
