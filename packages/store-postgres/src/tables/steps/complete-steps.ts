@@ -119,22 +119,6 @@ export interface CompleteStepsRow {
 }
 
 /**
- * Records a batch of completions in one statement (handler successes, and wait nodes that got
- * their signals, lapsed or fired, settled under their run's lock): each step is fenced by its claim token
- * and its state, its run's count of open steps drops, a run whose last open step this was
- * completes, task dependents whose last dependency this was become available (unless the run is
- * paused; each promotion's `step_ready` is told by the dependent's row, its event id and time),
- * and the events of the nodes no worker runs are written. The run rows are locked by their update, after the steps;
- * a writer that locks the other way round (cancel, pause) can deadlock with it, which Postgres
- * detects and the store answers by running the statement again. The run's state used for the
- * promotions is the one read under that lock, so a pause that committed first is seen.
- *
- * A run with follow-up work this statement does not do (fan-out progress, a wait, timer, child or
- * fan-out node whose dependencies are met, a parent of a child run that ended) is written to the
- * settlement outbox in this same statement, so a crash before it is settled loses nothing: the
- * `settle-pending` scanner finds it there.
- */
-/**
  * Whether a dependent `d` the completions reach (`h`, its hits) becomes claimable: a task, not
  * cached (a cached one stays pending for settlement's lookup), whose last dependencies these were,
  * in a run that promotes. Read on the row as locked by the update, so a concurrent change counts.
@@ -142,6 +126,24 @@ export interface CompleteStepsRow {
 const becomesReady = `d.deps_remaining = h.n AND d.node_type = 'task' AND d.cache_ttl_ms IS NULL
                             AND h.promoting`;
 
+/**
+ * Records a batch of completions in one statement (handler successes, and wait nodes that got
+ * their signals, lapsed or fired, settled under their run's lock): each step is fenced by its
+ * claim token and its state, its run's count of open steps drops, a run whose last open step this
+ * was completes, task dependents whose last dependency this was become available (unless the run
+ * is paused; each promotion's `step_ready` is told by the dependent's row, its event id and time),
+ * and the events of the nodes no worker runs are written. The run rows are locked by their
+ * update, after the steps; a writer that locks the other way round (cancel, pause) can deadlock
+ * with it, which Postgres detects and the store answers by running the statement again. The run's
+ * state used for the promotions is the one read under that lock, so a pause that committed first
+ * is seen. Every parameter's value is given by {@link completionParams} and
+ * {@link completionsInput}, in this file.
+ *
+ * A run with follow-up work this statement does not do (fan-out progress, a wait, timer, child or
+ * fan-out node whose dependencies are met, a parent of a child run that ended) is written to the
+ * settlement outbox in this same statement, so a crash before it is settled loses nothing: the
+ * `settle-pending` scanner finds it there.
+ */
 const statement = defineStatement<CompleteStepsParams, CompleteStepsRow>(
   'complete-steps',
   (t, p) => `
