@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@cyclone/client';
 import { useTestDatabase } from '@cyclone/test-db';
@@ -24,6 +25,7 @@ function statusOf(url: string, headers: Record<string, string>): Promise<number>
 }
 
 const json = { 'Content-Type': 'application/json' };
+const workflowModule = fileURLToPath(new URL('./fixtures/workflows.js', import.meta.url));
 
 /** The URL of the serving line, once printed. */
 const servingUrl = (stdout: string) => /serving .* at (http:\/\/\S+)/.exec(stdout)?.[1];
@@ -149,5 +151,47 @@ describe('cyclone serve', () => {
     expect(host.code).toBe(2);
     expect(host.stderr).toContain('--allowed-host');
     expect(host.stderr).toContain('"https://x" is not a host');
+  }, 90_000);
+
+  it("checks the --workflows module's input schemas on POST /api/runs, and refuses a missing module (exit 2)", async () => {
+    const server = startCyclone([
+      'serve',
+      '--port',
+      '0',
+      '--workflows',
+      workflowModule,
+      '--database-url',
+      db.url,
+    ]);
+    try {
+      await server.waitForOutput((out) => servingUrl(out) !== undefined);
+      const url = servingUrl(server.stdout())!;
+      const refused = await fetch(`${url}/api/runs`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ workflow: 'fixture-typed', input: { orderId: 42 } }),
+      });
+      expect(refused.status).toBe(400);
+      const body = (await refused.json()) as { error: { code: string; issues: unknown[] } };
+      expect(body.error.code).toBe('VALIDATION');
+      expect(body.error.issues).toEqual([{ path: ['orderId'], message: expect.any(String) }]);
+      const description = (await (await fetch(`${url}/api/openapi.json`)).json()) as {
+        components: { schemas: Record<string, unknown> };
+      };
+      expect(description.components.schemas['WorkflowInput.fixture-typed']).toMatchObject({
+        properties: { orderId: { type: 'string' } },
+      });
+    } finally {
+      server.child.kill('SIGKILL');
+    }
+    const missing = await runCyclone([
+      'serve',
+      '--workflows',
+      './no-such-module.js',
+      '--database-url',
+      db.url,
+    ]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--workflows: no module at');
   }, 90_000);
 });

@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import {
+  checkJobArgs,
   checkRunInput,
+  isJobDeclaration,
   DefaultMaxReclaims,
   encodePayload,
   InputBytes,
@@ -10,6 +12,9 @@ import {
   toMilliseconds,
   ValidationError,
   type Duration,
+  type JobArgsOf,
+  type JobDeclaration,
+  type JobResultOf,
   type ResultOf,
   type SubmitInputOf,
   type ValidationIssue,
@@ -104,6 +109,15 @@ export type SubmitArguments<D> =
 function prefixed(i: number, path: ValidationIssue['path']): ValidationIssue['path'] {
   return typeof path === 'string' ? `inputs[${i}].${path}` : [i, ...path];
 }
+
+/**
+ * `enqueue`'s arguments after a job declaration: the arguments its input schema takes (optional
+ * when it declares none), then the options.
+ */
+export type EnqueueArguments<J> =
+  undefined extends JobArgsOf<J>
+    ? [args?: JobArgsOf<J>, options?: EnqueueOptions]
+    : [args: JobArgsOf<J>, options?: EnqueueOptions];
 
 /** What `submit` and `enqueue` return; `Result` is the run's result type (see `result`). */
 export interface Submitted<Result = Record<string, unknown>> {
@@ -231,31 +245,81 @@ export class Client extends RunInspection {
     return values;
   }
 
-  /** Enqueues a standalone job: a run of one step of handler `kind`, named after its kind. */
-  async enqueue(kind: string, args?: unknown, options?: EnqueueOptions): Promise<Submitted> {
-    const [submitted] = await this.enqueueJobs(kind, [args], options, false);
+  /**
+   * Enqueues a standalone job: a run of one step of handler `kind`, named after its kind. Given a
+   * job declaration (`job(kind, { input, output })`) instead of a kind, `args` is typed by its
+   * input schema and validated against it first, as `submit` validates a run's input (a
+   * `ValidationError` writes nothing), the schema's value is stored, and the run id carries the
+   * job's result type (`{ [kind]: output }`).
+   */
+  enqueue(kind: string, args?: unknown, options?: EnqueueOptions): Promise<Submitted>;
+  enqueue<const J extends JobDeclaration>(
+    job: J,
+    ...[args, options]: EnqueueArguments<J>
+  ): Promise<Submitted<JobResultOf<J>>>;
+  async enqueue(
+    kindOrJob: string | JobDeclaration,
+    args?: unknown,
+    options?: EnqueueOptions,
+  ): Promise<Submitted> {
+    const [submitted] = await this.enqueueJobs(kindOrJob, [args], options, false);
     return submitted!;
   }
 
   /**
    * Enqueues many jobs of one kind in a single statement. With `idempotencyKey`, the key is
-   * suffixed with each job's position (`key:0`, `key:1`, ...).
+   * suffixed with each job's position (`key:0`, `key:1`, ...). Given a job declaration, every
+   * job's arguments are validated first, and all are refused together.
    */
-  async enqueueMany(
+  enqueueMany(
     kind: string,
     argsList: readonly unknown[],
     options?: EnqueueOptions,
+  ): Promise<Submitted[]>;
+  enqueueMany<const J extends JobDeclaration>(
+    job: J,
+    argsList: readonly JobArgsOf<J>[],
+    options?: EnqueueOptions,
+  ): Promise<Submitted<JobResultOf<J>>[]>;
+  async enqueueMany(
+    kindOrJob: string | JobDeclaration,
+    argsList: readonly unknown[],
+    options?: EnqueueOptions,
   ): Promise<Submitted[]> {
-    return this.enqueueJobs(kind, argsList, options, true);
+    return this.enqueueJobs(kindOrJob, argsList, options, true);
+  }
+
+  /** Jobs' arguments validated against a declaration's input schema: the values to store, or one refusal for all. */
+  private async checkArgs(
+    declaration: JobDeclaration,
+    argsList: readonly unknown[],
+    many: boolean,
+  ): Promise<unknown[]> {
+    if (!many) return [await checkJobArgs(declaration, argsList[0])];
+    const issues: ValidationIssue[] = [];
+    const values: unknown[] = [];
+    for (const [i, args] of argsList.entries()) {
+      try {
+        values.push(await checkJobArgs(declaration, args));
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        issues.push(...error.issues.map((issue) => ({ ...issue, path: prefixed(i, issue.path) })));
+      }
+    }
+    if (issues.length > 0) {
+      throw new ValidationError(`arguments of jobs ${JSON.stringify(declaration.kind)}`, issues);
+    }
+    return values;
   }
 
   private async enqueueJobs(
-    kind: string,
+    kindOrJob: string | JobDeclaration,
     argsList: readonly unknown[],
     options: EnqueueOptions | undefined,
     many: boolean,
   ): Promise<Submitted[]> {
-    const validKind = parseKind(kind);
+    const declaration = isJobDeclaration(kindOrJob) ? kindOrJob : undefined;
+    const validKind = parseKind(declaration ? declaration.kind : kindOrJob);
     const opts = parseEnqueueOptions(options);
     // A Date is stored as given; a duration counts from the database's clock, like every time.
     const runAt = opts.scheduledAt instanceof Date ? opts.scheduledAt : null;
@@ -273,9 +337,8 @@ export class Client extends RunInspection {
       delayMs,
       runAt,
     };
-    const argsJson = argsList.map((args, i) =>
-      this.encodeInput(args, many ? `args[${i}]` : 'args'),
-    );
+    const values = declaration ? await this.checkArgs(declaration, argsList, many) : argsList;
+    const argsJson = values.map((args, i) => this.encodeInput(args, many ? `args[${i}]` : 'args'));
     if (argsJson.length === 0) return [];
     return traceSubmission('cyclone.enqueue', attributes, async (traceContext) => {
       const jobs = newJobs(validKind, argsJson, { ...shared, traceContext });

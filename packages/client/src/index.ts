@@ -13,7 +13,13 @@
  *
  * @packageDocumentation
  */
-export { Client, type ClientOptions, type Submitted, type SubmitArguments } from './client.js';
+export {
+  Client,
+  type ClientOptions,
+  type EnqueueArguments,
+  type Submitted,
+  type SubmitArguments,
+} from './client.js';
 export type { RunId } from './run-id.js';
 export type { WaitOptions } from './run-inspection.js';
 export type { SubmitOptions, EnqueueOptions, RunOptions, SignalOptions } from './options.js';

@@ -1,4 +1,5 @@
 import type { BackfillResult, ScheduleFire, ScheduleStatus } from '@cyclone/store-postgres';
+import type { WorkflowDefinition } from '@cyclone/core';
 import { FairShareControls } from './fair-share-controls.js';
 import type {
   BackfillRange,
@@ -17,10 +18,15 @@ export abstract class ScheduleControls extends FairShareControls {
 
   /**
    * Creates or replaces a cron schedule by id and returns it (see {@link ScheduleOptions}).
+   * With a built definition as `workflow`, `input` is typed by its input schema and checked
+   * against it, as `submit` checks a run's input.
    * @throws ValidationError naming the field (a cron of the wrong shape, an unknown time zone,
-   *   both or neither of `workflow` and `kind`), with nothing written
+   *   both or neither of `workflow` and `kind`, an input its workflow's schema refuses, each issue
+   *   with its path as a list of keys), with nothing written
    */
-  schedule(options: ScheduleOptions): Promise<ScheduleStatus> {
+  schedule<const D extends WorkflowDefinition = WorkflowDefinition>(
+    options: ScheduleOptions<D>,
+  ): Promise<ScheduleStatus> {
     return this.schedules.schedule(options);
   }
 

@@ -11,14 +11,18 @@ import {
   parseWorkflowDefinition,
   textValue,
   ValidationError,
+  type SubmitInputOf,
   type WorkflowDefinition,
 } from '@cyclone/core';
 
 /** The longest schedule id, in Unicode characters. */
 export const MaxScheduleIdLength = 512;
 
-/** What `client.schedule()` takes: a cron schedule of a workflow or of a standalone job. */
-export interface ScheduleOptions {
+/**
+ * What `client.schedule()` takes: a cron schedule of a workflow or of a standalone job. With a
+ * built definition as `workflow`, `input` is typed (and checked) by its input schema.
+ */
+export interface ScheduleOptions<D extends WorkflowDefinition = WorkflowDefinition> {
   /** The schedule's id; `schedule()` upserts by it. */
   readonly id: string;
   /** 5 fields, or 6 with seconds first. */
@@ -26,11 +30,15 @@ export interface ScheduleOptions {
   /** An IANA time zone the cron fields are read in. @defaultValue `'UTC'` */
   readonly timezone?: string;
   /** A built definition (stored by hash, as submit does) or the name of one registered elsewhere. */
-  readonly workflow?: WorkflowDefinition | string;
+  readonly workflow?: D | string;
   /** A standalone job kind; exactly one of `workflow` and `kind`. */
   readonly kind?: string;
-  /** The run input (job arguments) of every fire. */
-  readonly input?: unknown;
+  /**
+   * The run input (job arguments) of every fire. A built definition's input schema checks it
+   * here (a `ValidationError` writes nothing) and again at each fire by a scheduler that was given
+   * the definition, where a refusal records the fire `failed` with the issues and starts no run.
+   */
+  readonly input?: SubmitInputOf<D>;
   /** @defaultValue true */
   readonly enabled?: boolean;
   /** What a fire does while the previous run is active. @defaultValue `'skip'` */

@@ -1,4 +1,9 @@
-import { encodePayload, NotFoundError } from '@cyclone/core';
+import {
+  checkRunInput,
+  encodePayload,
+  NotFoundError,
+  type WorkflowDefinition,
+} from '@cyclone/core';
 import type {
   BackfillResult,
   ClientStore,
@@ -25,10 +30,24 @@ export class ScheduleApi {
     private readonly maxInputBytes: number,
   ) {}
 
-  /** Creates or replaces the schedule `options.id`; returns it. */
-  async schedule(options: ScheduleOptions): Promise<ScheduleStatus> {
+  /**
+   * Creates or replaces the schedule `options.id`; returns it. A built definition's input schema
+   * checks the input first, as `submit` does, and its value is what every fire submits.
+   */
+  async schedule<D extends WorkflowDefinition>(
+    options: ScheduleOptions<D>,
+  ): Promise<ScheduleStatus> {
     const s = parseSchedule(options);
-    const inputJson = encodePayload(s.input === undefined ? null : s.input, {
+    // The schemas ride on the built object the caller holds; parsing made a plain copy.
+    const input =
+      typeof options.workflow === 'object'
+        ? await checkRunInput(
+            options.workflow,
+            s.input,
+            `input of schedule ${JSON.stringify(s.id)} of workflow ${JSON.stringify(s.workflow)}`,
+          )
+        : s.input;
+    const inputJson = encodePayload(input === undefined ? null : input, {
       maxBytes: this.maxInputBytes,
       subject: s.kind === null ? 'schedule input' : 'schedule job arguments',
       path: 'input',

@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, test } from 'vitest';
 import { z } from 'zod';
-import { typed, workflow } from '@cyclone/core';
+import { job, typed, workflow } from '@cyclone/core';
 import type { Client } from './client.js';
 
 const order = workflow('order', { input: z.object({ orderId: z.string() }) })
@@ -38,5 +38,57 @@ describe('the client with a typed definition', () => {
     await client.submit(plain);
     expectTypeOf(await client.result(runId)).toEqualTypeOf<Record<string, unknown>>();
     expectTypeOf(await client.result('a-run-id')).toEqualTypeOf<Record<string, unknown>>();
+  });
+});
+
+describe('schedules of a typed definition', () => {
+  test('check the input against the definition, and leave names and kinds untyped', async () => {
+    await client.schedule({ id: 's', cron: '* * * * *', workflow: order, input: { orderId: 'o' } });
+    await client.schedule({
+      id: 's',
+      cron: '* * * * *',
+      workflow: order,
+      // @ts-expect-error orderId must be text
+      input: { orderId: 1 },
+    });
+    await client.schedule({ id: 's', cron: '* * * * *', workflow: 'order', input: 42 });
+    await client.schedule({ id: 's', cron: '* * * * *', kind: 'emails.send', input: 'x' });
+  });
+});
+
+describe('enqueue of a job declaration', () => {
+  const sendEmail = job('emails.send', {
+    input: z.object({ to: z.string(), cc: z.array(z.string()).default([]) }),
+    output: typed<{ messageId: string }>(),
+  });
+  const untyped = job('reports.build');
+
+  test('checks the arguments and types the result', async () => {
+    const { runId } = await client.enqueue(sendEmail, { to: 'a@example.com' });
+    expectTypeOf(await client.result(runId)).toEqualTypeOf<{
+      readonly 'emails.send': { messageId: string };
+    }>();
+    // @ts-expect-error to must be text
+    await client.enqueue(sendEmail, { to: 1 });
+    // @ts-expect-error the arguments are required
+    await client.enqueue(sendEmail);
+    // @ts-expect-error one job lacks to
+    await client.enqueueMany(sendEmail, [{ to: 'a' }, { cc: [] }]);
+    const many = await client.enqueueMany(sendEmail, [{ to: 'a' }]);
+    expectTypeOf(await client.result(many[0]!.runId)).toEqualTypeOf<{
+      readonly 'emails.send': { messageId: string };
+    }>();
+  });
+
+  test('leaves a kind by name, and a declaration without schemas, untyped', async () => {
+    const { runId } = await client.enqueue('emails.send', { anything: true });
+    await client.enqueue('emails.send');
+    await client.enqueueMany('emails.send', [1, 'two']);
+    expectTypeOf(await client.result(runId)).toEqualTypeOf<Record<string, unknown>>();
+    await client.enqueue(untyped);
+    await client.enqueue(untyped, 42, { priority: 1 });
+    expectTypeOf(await client.result((await client.enqueue(untyped)).runId)).toEqualTypeOf<{
+      readonly 'reports.build': unknown;
+    }>();
   });
 });

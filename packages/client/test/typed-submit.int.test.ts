@@ -2,7 +2,7 @@ import pg from 'pg';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ValidationError, workflow } from '@cyclone/core';
+import { job, ValidationError, workflow } from '@cyclone/core';
 import { useTestDatabase } from '@cyclone/test-db';
 import { Client } from '../src/index.js';
 
@@ -96,6 +96,74 @@ describe('submit of a definition with an input schema', () => {
     ]);
     expect(await rowCounts()).toEqual(before);
     await expect(client.submit(parent, { orderId: 'xyz' })).resolves.toMatchObject({
+      created: true,
+    });
+  });
+});
+
+describe('schedule of a definition with an input schema', () => {
+  it("refuses an invalid input naming the path and writes nothing; stores the schema's value", async () => {
+    const before = await rowCounts();
+    const error = await refusal(
+      client.schedule({
+        id: 'typed-daily',
+        cron: '0 6 * * *',
+        workflow: order,
+        // @ts-expect-error orderId must be text
+        input: { orderId: 7 },
+      }),
+    );
+    expect(error.code).toBe('VALIDATION');
+    expect(error.issues).toEqual([{ path: ['orderId'], message: expect.any(String) }]);
+    expect(error.message).toMatch(
+      /^invalid input of schedule "typed-daily" of workflow "typed-submit-order": orderId: /,
+    );
+    expect(await rowCounts()).toEqual(before);
+
+    await client.schedule({
+      id: 'typed-daily',
+      cron: '0 6 * * *',
+      workflow: order,
+      input: { orderId: 'o-9' },
+    });
+    const { rows } = await pool.query<{ input: unknown }>(
+      'SELECT input FROM cyclone_schedules WHERE id = $1',
+      ['typed-daily'],
+    );
+    expect(rows[0]!.input).toEqual({ orderId: 'o-9', rush: false });
+  });
+});
+
+describe('enqueue of a job declaration', () => {
+  const sendEmail = job('typed.emails.send', {
+    input: z.object({ to: z.string(), cc: z.array(z.string()).default([]) }),
+  });
+
+  it('refuses invalid arguments naming the path and writes nothing', async () => {
+    const before = await rowCounts();
+    // @ts-expect-error to must be text
+    const error = await refusal(client.enqueue(sendEmail, { to: 1 }));
+    expect(error.code).toBe('VALIDATION');
+    expect(error.issues).toEqual([{ path: ['to'], message: expect.any(String) }]);
+    expect(error.message).toMatch(/^invalid arguments of job "typed.emails.send": to: /);
+    const many = await refusal(
+      // @ts-expect-error the second job lacks to
+      client.enqueueMany(sendEmail, [{ to: 'a' }, { cc: [] }]),
+    );
+    expect(many.issues).toEqual([{ path: [1, 'to'], message: expect.any(String) }]);
+    expect(await rowCounts()).toEqual(before);
+  });
+
+  it("stores the schema's value, and leaves enqueue by kind unchecked", async () => {
+    const { runId } = await client.enqueue(sendEmail, { to: 'a@example.com' });
+    const { rows } = await pool.query<{ input: unknown; workflow: string }>(
+      'SELECT input, workflow FROM cyclone_runs WHERE id = $1',
+      [runId],
+    );
+    expect(rows).toEqual([
+      { input: { to: 'a@example.com', cc: [] }, workflow: 'typed.emails.send' },
+    ]);
+    await expect(client.enqueue('typed.emails.send', { to: 1 })).resolves.toMatchObject({
       created: true,
     });
   });

@@ -72,6 +72,7 @@ export {
 export * from './workflow-builder.js';
 export * from './workflow-types.js';
 export * from './standard-schema.js';
+export * from './job-declaration.js';
 export {
   schemasOf,
   checkRunInput,

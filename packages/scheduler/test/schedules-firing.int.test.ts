@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { workflow } from '@cyclone/core';
+import { workflow, type StandardSchemaV1 } from '@cyclone/core';
 import { plus, until, useSchedules } from './schedule-fixture.js';
 
 const f = useSchedules();
@@ -143,6 +143,38 @@ describe('what a schedule submits', () => {
     const ok = (await f.client.listSchedules()).find((x) => x.id === 'unknown-wf')!;
     expect(ok.consecutiveFailures).toBe(0);
     expect((await f.client.listScheduleFires('unknown-wf'))[0]!.outcome).toBe('submitted');
+  });
+
+  it("records a fire failed with the issues, starting no run, when the input no longer fits the workflow's schema", async () => {
+    // The workflow as the schedule was made: no input schema; the input has no orderId.
+    await f.client.schedule({
+      id: 'changed-wf',
+      cron: '* * * * *',
+      workflow: workflow('changed').task('t', 'changed.t').build(),
+      input: { order: 'o-1' },
+    });
+    await f.startAt('changed-wf', T0);
+    // The workflow as the scheduler now knows it: its input needs an orderId.
+    const needsOrderId: StandardSchemaV1<{ orderId: string }> = {
+      '~standard': {
+        version: 1,
+        vendor: 'test',
+        validate: (value) =>
+          typeof (value as { orderId?: unknown }).orderId === 'string'
+            ? { value: value as { orderId: string } }
+            : { issues: [{ message: 'expected text', path: ['orderId'] }] },
+      },
+    };
+    const changed = workflow('changed', { input: needsOrderId }).task('t', 'changed.t').build();
+    f.clock.now = plus(T0, MIN + 1_000);
+    await f.fire(f.scheduler({ workflows: [changed] }));
+    expect(await f.countRuns('changed')).toBe(0);
+    const [fire] = await f.client.listScheduleFires('changed-wf');
+    expect(fire).toMatchObject({ outcome: 'failed', runId: null });
+    expect(fire!.error).toBe('invalid input of schedule "changed-wf": orderId: expected text');
+    const schedule = (await f.client.listSchedules()).find((x) => x.id === 'changed-wf')!;
+    expect(schedule).toMatchObject({ consecutiveFailures: 1, nextRunAt: plus(T0, 2 * MIN) });
+    expect(schedule.lastError).toContain('orderId: expected text');
   });
 
   it('labels a fire handled more than 15 s after its tick late', async () => {

@@ -61,7 +61,7 @@ export function buildApp(ctx: ServerContext): { app: Hono<AppEnv>; api: Api } {
   app.use('/api/session', crossSiteGuard(ctx, 'same-origin-only'));
   // Routes served without a token (as /healthz, but behind the checks above) go here, each
   // declared `public: true` so that its description says so.
-  openApiRoutes(api);
+  openApiRoutes(api, ctx);
   app.use('*', tokenAuth(ctx));
 
   sessionRoutes(api, ctx);

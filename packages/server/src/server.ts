@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@cyclone/client';
+import type { WorkflowDefinition } from '@cyclone/core';
 import type { PoolerMode } from '@cyclone/store-postgres';
 import { createAdaptorServer, getRequestListener } from '@hono/node-server';
 import { pino, type Logger } from 'pino';
@@ -13,6 +14,7 @@ import { assertSafeBind, DefaultHost, DefaultPort } from './security/bind-policy
 import { parseCorsOrigin } from './security/cross-site.js';
 import { ServerOptionsError } from './security/errors.js';
 import { HostPolicy, type ServedAddress } from './security/host-policy.js';
+import { registeredWorkflows } from './workflows/registered-workflows.js';
 
 /** Options of {@link createServer}: a client to operate through, or a database to open one on. */
 export type ServerOptions = (
@@ -70,6 +72,15 @@ export type ServerOptions = (
   readonly logger?: Logger;
   /** The registry `/metrics` prints, to add the server's gauges to an application's own. */
   readonly registry?: Registry;
+  /**
+   * Built workflow definitions (`workflow(...).build()`), with the input schemas they declare.
+   * `POST /api/runs` submits a workflow given here as `client.submit` would, so an input its
+   * schema refuses answers 400 `VALIDATION` with the schema's issues and nothing is written; a
+   * workflow not given here is submitted from its stored definition, unchecked. The API
+   * description carries each one's input JSON Schema where its schema library describes one.
+   * @defaultValue `[]`
+   */
+  readonly workflows?: readonly WorkflowDefinition[];
 };
 
 /** Where a listening server can be reached. */
@@ -112,6 +123,7 @@ export class CycloneServer {
     if (options.host !== undefined) assertSafeBind(options.host, tokens);
     const hosts = new HostPolicy(options.allowedHosts ?? [], () => this.served());
     const corsOrigins = new Set((options.corsOrigins ?? []).map(parseCorsOrigin));
+    const workflows = registeredWorkflows(options.workflows);
     this.options = options;
     this.ownsClient = !options.client;
     this.client =
@@ -135,6 +147,7 @@ export class CycloneServer {
       logger,
       hub: this.hub,
       metrics: new EngineMetrics(this.client, options.registry),
+      workflows,
     };
     const { app } = buildApp(ctx);
     this.fetch = async (request) => app.fetch(request);
@@ -214,7 +227,8 @@ export class CycloneServer {
  * ```
  *
  * @throws InsecureBindError when `host` is not loopback and no token is given
- * @throws ServerOptionsError for an entry of `allowedHosts` or `corsOrigins` of no known form
+ * @throws ServerOptionsError for an entry of `allowedHosts` or `corsOrigins` of no known form,
+ *   or an entry of `workflows` that is not a definition or names a workflow twice
  */
 export function createServer(options: ServerOptions): CycloneServer {
   return new CycloneServer(options);

@@ -45,6 +45,7 @@ describe('the API description', () => {
       logger: testLogger,
       hub: new NotificationHub(env.client, testLogger),
       metrics: new EngineMetrics(env.client),
+      workflows: new Map(),
     };
     const { app } = buildApp(ctx);
     // Middleware (`app.use`) is listed as method ALL; every other entry is a route.

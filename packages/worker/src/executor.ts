@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import { nodeOutputIssues, ValidationError, type WorkflowDefinition } from '@cyclone/core';
 import type { ClaimedStep } from '@cyclone/store-postgres';
 import { StepTimeoutError } from './errors.js';
 import { InFlight, InFlightSteps } from './in-flight.js';
@@ -8,6 +7,7 @@ import type { Recorder } from './recorder.js';
 import { HandlerContext, type Handler } from './step-context.js';
 import type { StepTransaction, StepTransactionDeps } from './step-transaction.js';
 import { loggableError } from './log-error.js';
+import type { OutputCheck } from './output-check.js';
 import type { StepMetrics } from './step-metrics.js';
 import { StepAbort } from './step-abort.js';
 import { traceStep, tracing } from './tracing.js';
@@ -16,8 +16,8 @@ import { WorkCount } from './work-count.js';
 /** What an {@link Executor} is wired to. */
 export interface ExecutorOptions {
   readonly handlers: ReadonlyMap<string, Handler>;
-  /** Definitions whose nodes declare output schemas, by workflow name. */
-  readonly outputChecks: ReadonlyMap<string, WorkflowDefinition>;
+  /** Checks outputs against their nodes' schemas (also on the transactional paths). */
+  readonly outputCheck: OutputCheck;
   readonly logger: Logger;
   readonly recorder: Recorder;
   readonly outcome: OutcomeOptions;
@@ -114,9 +114,17 @@ export class Executor {
         ? traceStep(step, () => this.run(entry, log))
         : this.run(entry, log));
       const transactional = entry.context?.transactional;
-      // A transaction that committed has recorded its output already: there is nothing to check.
-      if (result.ok && transactional?.state !== 'committed' && this.options.outputChecks.size > 0)
-        result = await this.checked(step, result);
+      // A completion written in a transaction (ctx.transaction, ctx.completeWithin) was checked
+      // before it was written; a returned output is checked here, before it is recorded.
+      if (
+        result.ok &&
+        transactional?.state !== 'committed' &&
+        transactional?.state !== 'within' &&
+        this.options.outputCheck.active
+      ) {
+        const refusal = await this.options.outputCheck.refusal(step, result.output);
+        if (refusal !== undefined) result = { ok: false, error: refusal };
+      }
       const handlerMs = performance.now() - startedAt;
       this.options.onHandlerTime(handlerMs);
       this.options.metrics.handlerFinished(step.kind, handlerMs);
@@ -149,20 +157,6 @@ export class Executor {
       this.freeSlot(entry);
       this.options.onOutcomeWritten();
     }
-  }
-
-  /**
-   * A handler's output checked against its node's output schema: a mismatch is a bug in the
-   * handler, so the attempt fails with a `ValidationError`, which is permanent (not retried), with
-   * the schema's issues in the step's error; no dependent sees the output.
-   */
-  private async checked(step: ClaimedStep, result: HandlerResult): Promise<HandlerResult> {
-    const definition = step.standalone ? undefined : this.options.outputChecks.get(step.workflow);
-    if (definition === undefined || !result.ok) return result;
-    const issues = await nodeOutputIssues(definition, step.node, result.output);
-    if (issues.length === 0) return result;
-    const subject = `output of node ${JSON.stringify(step.node)}${step.itemIndex === null ? '' : ` item ${step.itemIndex}`}`;
-    return { ok: false, error: new ValidationError(subject, issues) };
   }
 
   /** Calls the handler; resolves with what it returned or threw, or the timeout. Never rejects. */

@@ -1,4 +1,11 @@
-import { schemasOf, type ValidationIssue, type WorkflowDefinition } from '@cyclone/core';
+import {
+  isTypeOnly,
+  schemasOf,
+  type JobDeclaration,
+  type ValidationIssue,
+  type WorkflowDefinition,
+} from '@cyclone/core';
+import { jobOf } from './job-handler.js';
 import { dispatchOf, dispatchingHandler, type WorkflowNodeHandlers } from './node-handlers.js';
 import type { Handler } from './step-context.js';
 
@@ -13,6 +20,8 @@ export type HandlerMap = Readonly<Record<string, Handler<any, any>>>;
 export interface HandlerTable {
   readonly handlers: Map<string, Handler>;
   readonly definitions: readonly WorkflowDefinition[];
+  /** The job declarations handlers were registered against (`jobHandler`), by kind. */
+  readonly jobs: ReadonlyMap<string, JobDeclaration>;
 }
 
 /**
@@ -30,6 +39,7 @@ export function buildHandlerTable(
   const plain = new Map<string, Handler>();
   const dispatched = new Map<string, Map<string, WorkflowNodeHandlers>>();
   const definitions = new Map<string, WorkflowDefinition>();
+  const jobs = new Map<string, JobDeclaration>();
   maps.forEach((map, position) => {
     const at = Array.isArray(option) ? `handlers[${position}]` : 'handlers';
     for (const [kind, handler] of Object.entries(map ?? {})) {
@@ -49,6 +59,8 @@ export function buildHandlerTable(
           });
         }
         plain.set(kind, handler as Handler);
+        const declaration = jobOf(handler as Handler);
+        if (declaration !== undefined) jobs.set(kind, declaration);
         continue;
       }
       const byWorkflow = dispatched.get(kind) ?? new Map<string, WorkflowNodeHandlers>();
@@ -65,7 +77,7 @@ export function buildHandlerTable(
   for (const [kind, byWorkflow] of dispatched) {
     handlers.set(kind, dispatchingHandler(kind, { byWorkflow }, plain.get(kind)));
   }
-  return { handlers, definitions: [...definitions.values()] };
+  return { handlers, definitions: [...definitions.values()], jobs };
 }
 
 /**
@@ -83,4 +95,16 @@ export function outputCheckedWorkflows(
     else byName.delete(def.name);
   }
   return byName;
+}
+
+/**
+ * The job declarations whose output schema checks something at run time, by kind: empty when
+ * none does, so that a worker without them looks nothing up.
+ */
+export function outputCheckedJobs(
+  jobs: ReadonlyMap<string, JobDeclaration>,
+): ReadonlyMap<string, JobDeclaration> {
+  return new Map(
+    [...jobs].filter(([, declaration]) => declaration.output && !isTypeOnly(declaration.output)),
+  );
 }

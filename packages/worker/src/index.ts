@@ -33,3 +33,4 @@ export {
   type HandlersByKind,
 } from './node-handlers.js';
 export type { HandlersOption } from './handler-table.js';
+export { jobHandler, type JobHandler } from './job-handler.js';

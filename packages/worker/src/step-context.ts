@@ -49,7 +49,9 @@ export interface StepContext<
    * When `fn` throws, everything rolls back and the error is rethrown: the attempt fails like any
    * handler error (retried with backoff, or discarded). When the fence refuses (the step was
    * cancelled, forced, reclaimed, or its lease lost while `fn` ran), everything rolls back and
-   * it rejects with `StepFencedError` (`STEP_FENCED`). Work enqueued or submitted with
+   * it rejects with `StepFencedError` (`STEP_FENCED`). When the node declares an output schema
+   * that refuses `fn`'s result, everything rolls back and it rejects with that `ValidationError`,
+   * which fails the attempt as permanent if the handler lets it through. Work enqueued or submitted with
    * `{ tx }` inside `fn` exists if and only if the step completes. The transaction holds a
    * connection while `fn` runs (see the worker's pool sizing); do not `COMMIT`, `ROLLBACK` or
    * release `tx` yourself. Once an attempt.
@@ -60,7 +62,8 @@ export interface StepContext<
    * application opened and will commit (a pg client after `BEGIN`: node-postgres, or the client
    * under an ORM's transaction), fenced by the step's claim. Commit before the handler returns:
    * the step is completed exactly when that transaction commits. Rejects with `StepFencedError`
-   * when the fence refuses; then roll back. If the application rolls back instead, the handler's
+   * when the fence refuses, and with a `ValidationError` (writing nothing) when the node's output
+   * schema refuses `output`; then roll back. If the application rolls back instead, the handler's
    * own return or throw decides the attempt, as without this call. Once an attempt.
    */
   completeWithin<T>(tx: Queryable, output: T): Promise<T>;

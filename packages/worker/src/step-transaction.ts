@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { StepFencedError } from '@cyclone/core';
 import type { ClaimedStep, HeldStep, Queryable, WorkerStore } from '@cyclone/store-postgres';
 import { encodeOutput, type OutcomeOptions } from './outcome.js';
+import type { OutputCheck } from './output-check.js';
 import type { StepMetrics } from './step-metrics.js';
 import { traceTransaction } from './tracing.js';
 
@@ -16,6 +17,8 @@ export interface StepTransactionDeps {
   readonly store: Pick<WorkerStore, 'completeInTransaction' | 'completeWithin'>;
   readonly outcome: Pick<OutcomeOptions, 'maxOutputBytes'>;
   readonly metrics: StepMetrics;
+  /** The node's output schema check, made before the completion is written. */
+  readonly outputCheck: OutputCheck;
 }
 
 /**
@@ -53,6 +56,8 @@ export class StepTransaction {
       outcome = await traceTransaction(step.id, () =>
         deps.store.completeInTransaction(held(step), async (tx) => {
           const value = await fn(tx);
+          // Refused before the completion is written: the throw rolls back fn's writes too.
+          await deps.outputCheck.assertFits(step, value);
           return { value, outputJson: encodeOutput(value, step, deps.outcome) };
         }),
       );
@@ -80,6 +85,7 @@ export class StepTransaction {
   async completeWithin<T>(tx: Queryable, output: T): Promise<T> {
     this.refuseSecond('completeWithin');
     const { step, deps } = this;
+    await deps.outputCheck.assertFits(step, output);
     const outputJson = encodeOutput(output, step, deps.outcome);
     const written = await deps.store.completeWithin(tx, { ...held(step), outputJson });
     if (!written.accepted) throw new StepFencedError(step.id, step.runId);

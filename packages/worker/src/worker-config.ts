@@ -2,10 +2,11 @@ import {
   OutputBytes,
   toMilliseconds,
   ValidationError,
+  type JobDeclaration,
   type ValidationIssue,
   type WorkflowDefinition,
 } from '@cyclone/core';
-import { buildHandlerTable, outputCheckedWorkflows } from './handler-table.js';
+import { buildHandlerTable, outputCheckedJobs, outputCheckedWorkflows } from './handler-table.js';
 import type { WorkerOptions } from './options.js';
 import type { Handler } from './step-context.js';
 
@@ -28,6 +29,8 @@ export interface WorkerConfig {
   readonly random: () => number;
   /** Definitions whose nodes declare output schemas, by workflow name: each output is checked. */
   readonly outputChecks: ReadonlyMap<string, WorkflowDefinition>;
+  /** Job declarations whose output schema checks something, by kind: each job's output is checked. */
+  readonly jobOutputChecks: ReadonlyMap<string, JobDeclaration>;
   /** The workflows registered on the worker, stored at start so any process can start them as child runs. */
   readonly workflows: readonly WorkflowDefinition[];
 }
@@ -84,6 +87,7 @@ export function resolveWorkerConfig(options: WorkerOptions): WorkerConfig {
     handlers: table.handlers,
     kinds: [...table.handlers.keys()],
     outputChecks: outputCheckedWorkflows(options.workflows ?? [], table.definitions),
+    jobOutputChecks: outputCheckedJobs(table.jobs),
     concurrency,
     prefetch: options.prefetch,
     leaseMs,

@@ -20,6 +20,7 @@ import { setUpWorkerMetrics, WorkerMetrics } from './metrics.js';
 import { observedStore } from './observed-store.js';
 import type { StopOptions, WorkerOptions } from './options.js';
 import { Producer } from './producer.js';
+import { OutputCheck } from './output-check.js';
 import { Recorder } from './recorder.js';
 import { handleProcessSignals } from './signal-handler.js';
 import { bothStepMetrics, MinuteCounts } from './minute-counts.js';
@@ -131,14 +132,15 @@ export class Worker {
     const store = observedStore(this.store, stepMetrics);
     this.scheduler = embeddedScheduler(options, this.logger, metrics?.registry);
     this.recorder = new Recorder(store, config, this.logger, stepMetrics);
+    const outputCheck = new OutputCheck(config.outputChecks, config.jobOutputChecks);
     this.executor = new Executor({
       metrics: stepMetrics,
       handlers: config.handlers,
-      outputChecks: config.outputChecks,
+      outputCheck,
       logger: this.logger,
       recorder: this.recorder,
       outcome: config,
-      transactions: { store, outcome: config, metrics: stepMetrics },
+      transactions: { store, outcome: config, metrics: stepMetrics, outputCheck },
       onHandlerTime: (ms) => this.producer.recordHandlerTime(ms),
       onSlotFreed: () => this.producer.wake(),
       onOutcomeWritten: () => this.producer.outcomeWritten(),

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { typed, workflow } from '@cyclone/core';
-import { handlersFor } from '../src/index.js';
+import { job, typed, workflow } from '@cyclone/core';
+import { handlersFor, jobHandler } from '../src/index.js';
 import { eventually, useEngine } from './engine.js';
 
 const engine = useEngine();
@@ -122,5 +122,112 @@ describe("an output that breaks its node's schema", () => {
     }, 'item 1 discarded');
     expect(bad).toMatchObject({ errorKind: 'permanent', attempts: 1 });
     expect(bad.error).toContain('invalid output of node "each" item 1: ok: ');
+  });
+});
+
+describe('an output completed in a transaction', () => {
+  const recorded = workflow('typed-recorded')
+    .task('record', 'typed.record', { output: z.object({ recorded: z.literal(true) }) })
+    .build();
+
+  async function rowsOf(stepId: string): Promise<number> {
+    const [row] = await engine.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM app_records WHERE step_id = $1',
+      [stepId],
+    );
+    return row!.n;
+  }
+
+  beforeAll(async () => {
+    await engine.query('CREATE TABLE app_records (step_id uuid NOT NULL)');
+  });
+
+  it('is checked before ctx.transaction writes the completion: all rolls back, the step is discarded', async () => {
+    const rejected: unknown[] = [];
+    await engine.startWorker({
+      workflows: [recorded],
+      handlers: handlersFor(recorded, {
+        record: async (ctx) => {
+          try {
+            return await ctx.transaction(async (tx) => {
+              await tx.query('INSERT INTO app_records (step_id) VALUES ($1)', [ctx.stepId]);
+              // Wrong on purpose: the schema wants `recorded: true`.
+              return { recorded: 'yes' } as unknown as { recorded: true };
+            });
+          } catch (error) {
+            rejected.push(error);
+            throw error;
+          }
+        },
+      }),
+    });
+    const { runId } = await engine.client.submit(recorded, {});
+    expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('failed');
+    const [step] = await engine.client.listSteps(runId);
+    expect(step).toMatchObject({ state: 'discarded', errorKind: 'permanent', attempts: 1 });
+    expect(step!.error).toContain('invalid output of node "record": recorded: ');
+    expect(await rowsOf(step!.id)).toBe(0);
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0]).toMatchObject({ code: 'VALIDATION' });
+  });
+
+  it('is checked before ctx.completeWithin writes the completion, which writes nothing', async () => {
+    const rejected: unknown[] = [];
+    await engine.startWorker({
+      workflows: [recorded],
+      handlers: handlersFor(recorded, {
+        record: async (ctx) => {
+          const tx = await engine.pool.connect();
+          try {
+            await tx.query('BEGIN');
+            await tx.query('INSERT INTO app_records (step_id) VALUES ($1)', [ctx.stepId]);
+            const output = await ctx.completeWithin(tx, { recorded: false } as unknown as {
+              recorded: true;
+            });
+            await tx.query('COMMIT');
+            return output;
+          } catch (error) {
+            rejected.push(error);
+            await tx.query('ROLLBACK');
+            throw error;
+          } finally {
+            tx.release();
+          }
+        },
+      }),
+    });
+    const { runId } = await engine.client.submit(recorded, {});
+    expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('failed');
+    const [step] = await engine.client.listSteps(runId);
+    expect(step).toMatchObject({ state: 'discarded', errorKind: 'permanent', attempts: 1 });
+    expect(step!.error).toContain('invalid output of node "record": recorded: ');
+    expect(await rowsOf(step!.id)).toBe(0);
+    expect(rejected[0]).toMatchObject({ code: 'VALIDATION' });
+  });
+});
+
+describe('a standalone job of a declared kind', () => {
+  it('is typed by its declaration, and its output is checked against the declared schema', async () => {
+    const count = job('typed.count-job', {
+      input: z.object({ n: z.number() }),
+      output: z.object({ doubled: z.number() }),
+    });
+    await engine.startWorker({
+      handlers: jobHandler(count, (ctx) =>
+        // Wrong on purpose for n = 0: the schema says a number, the handler gives text.
+        ctx.input.n === 0
+          ? ({ doubled: 'none' } as unknown as { doubled: number })
+          : { doubled: ctx.input.n * 2 },
+      ),
+    });
+    const good = await engine.client.enqueue(count, { n: 21 });
+    expect(await engine.client.result(good.runId, { timeout: '10s' })).toEqual({
+      'typed.count-job': { doubled: 42 },
+    });
+    const bad = await engine.client.enqueue(count, { n: 0 });
+    expect((await engine.client.wait(bad.runId, { timeout: '10s' })).state).toBe('failed');
+    const [step] = await engine.client.listSteps(bad.runId);
+    expect(step).toMatchObject({ state: 'discarded', errorKind: 'permanent', attempts: 1 });
+    expect(step!.error).toContain('invalid output of job "typed.count-job": doubled: ');
   });
 });

@@ -498,6 +498,12 @@ within five intervals.`,
           'an origin whose pages may call the API (CORS), e.g. https://ops.example.com; ' +
           'repeatable (default: $CYCLONE_CORS_ORIGINS, comma-separated)',
       },
+      {
+        flags: '--workflows <module>',
+        description:
+          'a module exporting `workflows` (built definitions, as a --handlers module does): ' +
+          'POST /api/runs checks their input schemas, and the API description carries them',
+      },
     ],
     json: 'print the serving line as JSON',
     examples: [
@@ -505,6 +511,7 @@ within five intervals.`,
       'cyclone serve --port 8080',
       'CYCLONE_TOKEN=s3cret cyclone serve --host 0.0.0.0 --read-only-token viewer',
       'CYCLONE_TOKEN=s3cret cyclone serve --host 0.0.0.0 --allowed-host cyclone.example.com',
+      'cyclone serve --workflows ./dist/workflows.js',
     ],
     more: `The dashboard is at the printed address; \`GET /healthz\` answers 200 once it serves.
 With a token, every other request needs it (a browser asks for it: any user name, the token as

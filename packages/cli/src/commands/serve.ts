@@ -8,6 +8,7 @@ import { poolerOptions } from '../database/pooler-options.js';
 import { awaitShutdown } from '../terminal/signals.js';
 import type { CommandContext } from '../framework/context.js';
 import { loadServerModule, portOption, type ServerModule } from '../serving/server-module.js';
+import { loadWorkflowModule } from '../serving/workflow-module.js';
 
 /** A non-empty option or environment variable, else undefined. */
 function secret(option: unknown, variable: string | undefined): string | undefined {
@@ -35,6 +36,7 @@ function list(option: unknown, variable: string | undefined): string[] {
  * `cyclone serve`: the HTTP API and the dashboard, until SIGTERM or SIGINT. Binds 127.0.0.1
  * unless `--host` says otherwise; any other host needs `--token` (or `CYCLONE_TOKEN`). Answers
  * the `Host` names of `--allowed-host` besides its own address, and CORS for `--cors-origin`.
+ * With `--workflows`, submits those workflows' runs checked against their input schemas.
  */
 export async function serveCommand(ctx: CommandContext): Promise<number> {
   const { output } = ctx;
@@ -46,6 +48,8 @@ export async function serveCommand(ctx: CommandContext): Promise<number> {
   const corsOrigins = list(ctx.options.corsOrigin, process.env.CYCLONE_CORS_ORIGINS);
   const url = requireDatabaseUrl(ctx.flags.databaseUrl);
   const connection = poolerOptions(ctx.flags);
+  const workflowModule = ctx.options.workflows as string | undefined;
+  const workflows = workflowModule === undefined ? [] : await loadWorkflowModule(workflowModule);
   const { createServer } = await loadServerModule();
   const logger = pino({ level: process.env.CYCLONE_LOG_LEVEL ?? 'info' }, process.stderr);
   const pool = openPool(url, 10);
@@ -64,6 +68,7 @@ export async function serveCommand(ctx: CommandContext): Promise<number> {
       logger,
       allowedHosts,
       corsOrigins,
+      workflows,
       ...(token === undefined ? {} : { token }),
       ...(readOnlyToken === undefined ? {} : { readOnlyToken }),
     });
@@ -88,7 +93,10 @@ export async function serveCommand(ctx: CommandContext): Promise<number> {
   }
 }
 
-/** `createServer`, with an entry of `--allowed-host` or `--cors-origin` of no known form a usage error (exit 2). */
+/**
+ * `createServer`, with an entry of `--allowed-host` or `--cors-origin` of no known form, or a
+ * `--workflows` module's bad entry, a usage error (exit 2).
+ */
 function createServerOrUsage(
   createServer: ServerModule['createServer'],
   options: Parameters<ServerModule['createServer']>[0],

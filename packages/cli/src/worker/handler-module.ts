@@ -1,9 +1,7 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { WorkflowDefinition } from '@cyclone/core';
 import type { Handler } from '@cyclone/worker';
 import { UsageError } from '../framework/cli-error.js';
+import { asRecord, importModuleExports } from '../framework/module-exports.js';
 
 /** What a handler module of `cyclone worker --handlers` provides. */
 export interface HandlerModule {
@@ -17,10 +15,7 @@ export interface HandlerModule {
  * definitions. Named exports, or the same names on a default export.
  */
 export async function loadHandlerModule(specifier: string): Promise<HandlerModule> {
-  const file = path.resolve(specifier);
-  if (!existsSync(file)) throw new UsageError(`--handlers: no module at ${file}`);
-  const loaded = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-  const exports = { ...(asRecord(loaded.default) ?? {}), ...loaded };
+  const exports = await importModuleExports('--handlers', specifier);
   const handlers = asRecord(exports.handlers);
   if (!handlers) {
     throw new UsageError(
@@ -46,10 +41,4 @@ export async function loadHandlerModule(specifier: string): Promise<HandlerModul
     handlers: handlers as Record<string, Handler>,
     workflows: workflows as WorkflowDefinition[],
   };
-}
-
-function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
 }

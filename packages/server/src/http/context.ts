@@ -1,4 +1,5 @@
 import type { Client } from '@cyclone/client';
+import type { WorkflowDefinition } from '@cyclone/core';
 import type { Logger } from 'pino';
 import type { HostPolicy } from '../security/host-policy.js';
 import type { Granted, Tokens } from '../security/tokens.js';
@@ -16,6 +17,8 @@ export interface ServerContext {
   readonly logger: Logger;
   readonly hub: NotificationHub;
   readonly metrics: EngineMetrics;
+  /** The definitions the server was given (`workflows`), by name, with their schemas. */
+  readonly workflows: ReadonlyMap<string, WorkflowDefinition>;
 }
 
 /** Hono's environment of the app: the access the token middleware granted the request. */

@@ -25,7 +25,11 @@ export const ErrorBodies: Readonly<Record<ErrorStatus, z.ZodType>> = {
     issues: z
       .array(
         z.object({
-          path: z.string().meta({ description: 'The field, its path joined with dots' }),
+          path: z.union([z.string(), z.array(z.union([z.string(), z.number()]))]).meta({
+            description:
+              "The field, its path joined with dots; a list of keys from the input's root " +
+              "when a workflow's input schema refused it (`['items', 0, 'sku']`)",
+          }),
           message: z.string(),
         }),
       )

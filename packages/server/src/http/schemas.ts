@@ -92,18 +92,23 @@ export const eventsQuery = z.strictObject({
   limit: queryInteger(1, 10_000).optional(),
 });
 
-/** `POST /api/runs`: a workflow by the name it was stored under. */
-export const submitBody = z.strictObject({
-  workflow: z.string().min(1, { message: 'expected the name of a registered workflow' }),
-  input: z.unknown().optional(),
-  options: z
-    .strictObject({
-      runDeadline: z.union([z.number(), z.string()]).optional(),
-      maxReclaims: z.number().int().min(0).optional(),
-      idempotencyKey: z.string().min(1).optional(),
-    })
-    .optional(),
-});
+/**
+ * `POST /api/runs`: a workflow by name. The API description narrows `input` for each workflow the
+ * server was given (see `workflow-inputs.ts`).
+ */
+export const submitBody = z
+  .strictObject({
+    workflow: z.string().min(1, { message: 'expected the name of a registered workflow' }),
+    input: z.unknown().optional(),
+    options: z
+      .strictObject({
+        runDeadline: z.union([z.number(), z.string()]).optional(),
+        maxReclaims: z.number().int().min(0).optional(),
+        idempotencyKey: z.string().min(1).optional(),
+      })
+      .optional(),
+  })
+  .meta({ id: 'SubmitRunRequest' });
 
 /** `POST /api/runs/:id/retry`. */
 export const retryBody = z.strictObject({

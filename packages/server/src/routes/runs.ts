@@ -3,6 +3,7 @@ import {
   parseWorkflowDefinition,
   ValidationError,
   type RunState,
+  type WorkflowDefinition,
 } from '@cyclone/core';
 import type { SubmitOptions } from '@cyclone/client';
 import type { Api } from '../http/api.js';
@@ -111,10 +112,13 @@ export function runRoutes(api: Api, ctx: ServerContext): void {
       path: '/api/runs',
       operationId: 'submitRun',
       tag: 'runs',
-      summary: 'Submits a run of the workflow stored under a name',
+      summary: 'Submits a run of a workflow, by name',
       description:
-        'The newest definition a worker, a scheduler or a client stored under the name is ' +
-        'submitted. An idempotency key seen before answers 200 with that run and `created: false`.',
+        'A workflow the server was given (`workflows`) is submitted as given, its input checked ' +
+        'against its input schema (a refusal answers 400 with the issues, each `path` a list of ' +
+        'keys, and writes nothing); any other, the newest definition a worker, a scheduler or a ' +
+        'client stored under the name. An idempotency key seen before answers 200 with that run ' +
+        'and `created: false`.',
       body: submitBody,
       answers: {
         201: { description: 'The run was created', body: submittedRun },
@@ -123,21 +127,8 @@ export function runRoutes(api: Api, ctx: ServerContext): void {
       errors: [400, 404, 503],
     },
     async ({ body }) => {
-      // The server holds no workflow code: it submits the definition stored under the name,
-      // the newest one a worker, scheduler or client stored.
-      const stored = await client.store.storedDefinition(body.workflow);
-      if (stored === undefined) throw new NotFoundError('workflow', body.workflow);
-      let definition;
-      try {
-        definition = parseWorkflowDefinition(stored);
-      } catch (error) {
-        throw new ValidationError('request body', [
-          {
-            path: 'workflow',
-            message: `the stored definition of ${body.workflow} no longer builds: ${error instanceof Error ? error.message : String(error)}`,
-          },
-        ]);
-      }
+      const definition =
+        ctx.workflows.get(body.workflow) ?? (await storedDefinition(ctx, body.workflow));
       // The client validates the options' values (a duration's form, the key's length) and names them.
       const options = (body.options ?? {}) as SubmitOptions;
       const submitted = await client.submit(definition, body.input, options);
@@ -146,4 +137,26 @@ export function runRoutes(api: Api, ctx: ServerContext): void {
         : { status: 200, body: submitted };
     },
   );
+}
+
+/**
+ * The newest definition stored under `name`, for a workflow the server was not given: it holds no
+ * code of it, so there is no schema to check the input against.
+ *
+ * @throws NotFoundError when none is stored
+ * @throws ValidationError naming `workflow` when the stored definition no longer builds
+ */
+async function storedDefinition(ctx: ServerContext, name: string): Promise<WorkflowDefinition> {
+  const stored = await ctx.client.store.storedDefinition(name);
+  if (stored === undefined) throw new NotFoundError('workflow', name);
+  try {
+    return parseWorkflowDefinition(stored);
+  } catch (error) {
+    throw new ValidationError('request body', [
+      {
+        path: 'workflow',
+        message: `the stored definition of ${name} no longer builds: ${error instanceof Error ? error.message : String(error)}`,
+      },
+    ]);
+  }
 }

@@ -1,4 +1,11 @@
-import { describeThrown, parseWorkflowDefinition, type WorkflowDefinition } from '@cyclone/core';
+import {
+  checkRunInput,
+  describeThrown,
+  parseWorkflowDefinition,
+  schemasOf,
+  ValidationError,
+  type WorkflowDefinition,
+} from '@cyclone/core';
 import type { SqlRunner } from '../db/sql-runner.js';
 import type { NewRun } from '../contract/new-run.js';
 import { runOfDefinition, runOfJob } from '../tables/runs/new-runs.js';
@@ -14,7 +21,9 @@ export type ScheduleTarget =
  * Resolves what a schedule submits. A job schedule enqueues its kind; a workflow schedule
  * submits the definition the caller knows by that name (the scheduler's `workflows`), else the
  * newest one stored in `cyclone_workflows`. An unknown workflow or a stored definition that no
- * longer validates is a submit failure of the schedule, not an exception.
+ * longer validates is a submit failure of the schedule, not an exception; so is an input the
+ * known definition's input schema refuses (the workflow changed since the schedule was made),
+ * whose issues are the error: no run is written for it.
  */
 export async function resolveScheduleTarget(
   db: SqlRunner,
@@ -45,5 +54,31 @@ export async function resolveScheduleTarget(
     }
   }
   const def = definition;
+  const refusal = await inputRefusal(def, row);
+  if (refusal !== undefined) return { ok: false, error: refusal };
   return { ok: true, build: () => runOfDefinition(def, row.input_json) };
+}
+
+/**
+ * Why the definition's input schema refuses the schedule's input (the ValidationError's message,
+ * which names each issue's path), or undefined when it fits or the definition declares none (a
+ * stored one never does). The stored input is submitted as it is: it is the schema's value from
+ * when the schedule was made.
+ */
+async function inputRefusal(
+  definition: WorkflowDefinition,
+  row: ScheduleRow,
+): Promise<string | undefined> {
+  if (schemasOf(definition) === undefined) return undefined;
+  try {
+    await checkRunInput(
+      definition,
+      JSON.parse(row.input_json) as unknown,
+      `input of schedule ${JSON.stringify(row.id)}`,
+    );
+    return undefined;
+  } catch (error) {
+    if (error instanceof ValidationError) return error.message;
+    throw error;
+  }
 }
