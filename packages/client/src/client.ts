@@ -111,6 +111,29 @@ function prefixed(i: number, path: ValidationIssue['path']): ValidationIssue['pa
 }
 
 /**
+ * Each value checked by `check` (a schema's check, which throws a ValidationError): the checked
+ * values, or one ValidationError for all of them, each issue's path starting with its position.
+ */
+async function checkEach(
+  values: readonly unknown[],
+  check: (value: unknown) => Promise<unknown>,
+  subject: string,
+): Promise<unknown[]> {
+  const issues: ValidationIssue[] = [];
+  const checked: unknown[] = [];
+  for (const [i, value] of values.entries()) {
+    try {
+      checked.push(await check(value));
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      issues.push(...error.issues.map((issue) => ({ ...issue, path: prefixed(i, issue.path) })));
+    }
+  }
+  if (issues.length > 0) throw new ValidationError(subject, issues);
+  return checked;
+}
+
+/**
  * `enqueue`'s arguments after a job declaration: the arguments its input schema takes (optional
  * when it declares none), then the options.
  */
@@ -231,18 +254,11 @@ export class Client extends RunInspection {
     if (schemasOf(definition) === undefined) return [...inputs];
     const name = JSON.stringify(definition.name);
     if (!many) return [await checkRunInput(definition, inputs[0], `input of workflow ${name}`)];
-    const issues: ValidationIssue[] = [];
-    const values: unknown[] = [];
-    for (const [i, input] of inputs.entries()) {
-      try {
-        values.push(await checkRunInput(definition, input));
-      } catch (error) {
-        if (!(error instanceof ValidationError)) throw error;
-        issues.push(...error.issues.map((issue) => ({ ...issue, path: prefixed(i, issue.path) })));
-      }
-    }
-    if (issues.length > 0) throw new ValidationError(`inputs of workflow ${name}`, issues);
-    return values;
+    return checkEach(
+      inputs,
+      (input) => checkRunInput(definition, input),
+      `inputs of workflow ${name}`,
+    );
   }
 
   /**
@@ -296,20 +312,8 @@ export class Client extends RunInspection {
     many: boolean,
   ): Promise<unknown[]> {
     if (!many) return [await checkJobArgs(declaration, argsList[0])];
-    const issues: ValidationIssue[] = [];
-    const values: unknown[] = [];
-    for (const [i, args] of argsList.entries()) {
-      try {
-        values.push(await checkJobArgs(declaration, args));
-      } catch (error) {
-        if (!(error instanceof ValidationError)) throw error;
-        issues.push(...error.issues.map((issue) => ({ ...issue, path: prefixed(i, issue.path) })));
-      }
-    }
-    if (issues.length > 0) {
-      throw new ValidationError(`arguments of jobs ${JSON.stringify(declaration.kind)}`, issues);
-    }
-    return values;
+    const subject = `arguments of jobs ${JSON.stringify(declaration.kind)}`;
+    return checkEach(argsList, (args) => checkJobArgs(declaration, args), subject);
   }
 
   private async enqueueJobs(

@@ -138,6 +138,21 @@ describe('an output completed in a transaction', () => {
     return row!.n;
   }
 
+  /**
+   * Submits a run of `recorded` and expects its step discarded as permanent with the schema's
+   * issues, none of the handler's rows committed, and the transactional call rejected once.
+   */
+  async function expectRefusedWithNothingWritten(rejected: unknown[]): Promise<void> {
+    const { runId } = await engine.client.submit(recorded, {});
+    expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('failed');
+    const [step] = await engine.client.listSteps(runId);
+    expect(step).toMatchObject({ state: 'discarded', errorKind: 'permanent', attempts: 1 });
+    expect(step!.error).toContain('invalid output of node "record": recorded: ');
+    expect(await rowsOf(step!.id)).toBe(0);
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0]).toMatchObject({ code: 'VALIDATION' });
+  }
+
   beforeAll(async () => {
     await engine.query('CREATE TABLE app_records (step_id uuid NOT NULL)');
   });
@@ -161,14 +176,7 @@ describe('an output completed in a transaction', () => {
         },
       }),
     });
-    const { runId } = await engine.client.submit(recorded, {});
-    expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('failed');
-    const [step] = await engine.client.listSteps(runId);
-    expect(step).toMatchObject({ state: 'discarded', errorKind: 'permanent', attempts: 1 });
-    expect(step!.error).toContain('invalid output of node "record": recorded: ');
-    expect(await rowsOf(step!.id)).toBe(0);
-    expect(rejected).toHaveLength(1);
-    expect(rejected[0]).toMatchObject({ code: 'VALIDATION' });
+    await expectRefusedWithNothingWritten(rejected);
   });
 
   it('is checked before ctx.completeWithin writes the completion, which writes nothing', async () => {
@@ -196,13 +204,7 @@ describe('an output completed in a transaction', () => {
         },
       }),
     });
-    const { runId } = await engine.client.submit(recorded, {});
-    expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('failed');
-    const [step] = await engine.client.listSteps(runId);
-    expect(step).toMatchObject({ state: 'discarded', errorKind: 'permanent', attempts: 1 });
-    expect(step!.error).toContain('invalid output of node "record": recorded: ');
-    expect(await rowsOf(step!.id)).toBe(0);
-    expect(rejected[0]).toMatchObject({ code: 'VALIDATION' });
+    await expectRefusedWithNothingWritten(rejected);
   });
 });
 
