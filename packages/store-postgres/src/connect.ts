@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { ValidationError } from '@cyclone/core';
 import type { StoreLogger } from './contract/store-logger.js';
+import type { ChildInputCheck } from './db/sql-runner.js';
 import { PostgresStore } from './store.js';
 import { assertPostgresUrl } from './db/database-url.js';
 import { poolerModeOf, type PoolerMode } from './db/pooler.js';
@@ -72,6 +73,8 @@ export interface StoreConnectionOptions {
    * @defaultValue a process warning
    */
   readonly logger?: StoreLogger;
+  /** See the `childInputCheck` option of {@link PostgresStore}. */
+  readonly childInputCheck?: ChildInputCheck;
 }
 
 /** A store and what closing it takes. */
@@ -143,6 +146,7 @@ export function connectStore(
     ...(transactionPool ? { transactionPool } : {}),
     ...(options.schema === undefined ? {} : { schema: options.schema }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(options.childInputCheck === undefined ? {} : { childInputCheck: options.childInputCheck }),
     ...(options.connectionString === undefined || options.pool
       ? {}
       : { connectionString: options.connectionString }),

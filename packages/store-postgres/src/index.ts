@@ -49,4 +49,4 @@ export {
   connectionFailureReason,
   DatabaseFailure,
 } from './db/driver-errors.js';
-export type { Queryable } from './db/sql-runner.js';
+export type { ChildInputCheck, Queryable } from './db/sql-runner.js';

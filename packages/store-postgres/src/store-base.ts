@@ -43,7 +43,13 @@ export abstract class StoreBase {
     // Behind a transaction-mode pooler: no named statements, and LISTEN only on a pool of its own.
     const direct = this.pooler !== 'transaction';
     this.listenPool = options.listenPool ?? (direct ? this.pool : undefined);
-    this.exec = new SqlRunner(this.pool, new StatementCompiler(this.tables), this.pool, direct);
+    this.exec = new SqlRunner(
+      this.pool,
+      new StatementCompiler(this.tables),
+      this.pool,
+      direct,
+      options.childInputCheck,
+    );
     const { schema } = this.tables;
     this.target = { description: describePool(options.pool, options.connectionString), schema };
     this.listenTarget = options.listenPool

@@ -1,3 +1,4 @@
+import type { ChildInputCheck } from './db/sql-runner.js';
 import type pg from 'pg';
 import type { StoreLogger } from './contract/store-logger.js';
 import type { PoolerMode } from './db/pooler.js';
@@ -46,4 +47,11 @@ export interface PostgresStoreOptions {
    * @defaultValue a process warning (`process.emitWarning`, code `CYCLONE_STORE`)
    */
   readonly logger?: StoreLogger;
+  /**
+   * Checks a child run's input against its workflow's input schema before a settlement of this
+   * store starts it; a refusal discards the child node as `permanent` with the message as its
+   * error, and no child run is written. The worker sets it from its `workflows`.
+   * @defaultValue none: child inputs are not checked
+   */
+  readonly childInputCheck?: ChildInputCheck;
 }

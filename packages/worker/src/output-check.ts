@@ -1,12 +1,14 @@
 import {
+  checkRunInput,
   jobOutputIssues,
+  schemasOf,
   nodeOutputIssues,
   ValidationError,
   type JobDeclaration,
   type ValidationIssue,
   type WorkflowDefinition,
 } from '@cyclone/core';
-import type { ClaimedStep } from '@cyclone/store-postgres';
+import type { ChildInputCheck, ClaimedStep } from '@cyclone/store-postgres';
 
 /**
  * Checks a handler's output against its node's declared output schema, on every path a
@@ -59,4 +61,35 @@ export class OutputCheck {
     const error = await this.refusal(step, output);
     if (error !== undefined) throw error;
   }
+}
+
+/**
+ * The store's `childInputCheck` for a worker's workflows: a child run of a workflow given with
+ * an input schema has its input checked before a settlement of this worker starts it (the
+ * refusal's message names each issue). Nothing when no workflow declares a schema.
+ */
+export function childInputCheckOf(workflows: readonly WorkflowDefinition[]): {
+  childInputCheck?: ChildInputCheck;
+} {
+  const byName = new Map(
+    workflows.filter((w) => schemasOf(w)?.input !== undefined).map((w) => [w.name, w]),
+  );
+  if (byName.size === 0) return {};
+  return {
+    childInputCheck: async (workflow, input) => {
+      const definition = byName.get(workflow);
+      if (definition === undefined) return undefined;
+      try {
+        await checkRunInput(
+          definition,
+          input,
+          `input of child workflow ${JSON.stringify(workflow)}`,
+        );
+        return undefined;
+      } catch (error) {
+        if (error instanceof ValidationError) return error.message;
+        throw error;
+      }
+    },
+  };
 }

@@ -20,7 +20,7 @@ import { setUpWorkerMetrics, WorkerMetrics } from './metrics.js';
 import { observedStore } from './observed-store.js';
 import type { StopOptions, WorkerOptions } from './options.js';
 import { Producer } from './producer.js';
-import { OutputCheck } from './output-check.js';
+import { childInputCheckOf, OutputCheck } from './output-check.js';
 import { Recorder } from './recorder.js';
 import { handleProcessSignals } from './signal-handler.js';
 import { bothStepMetrics, MinuteCounts } from './minute-counts.js';
@@ -103,6 +103,8 @@ export class Worker {
         transactionConnections: config.concurrency,
         // A settlement that fails after its operation committed is reported here.
         logger: this.logger,
+        // Child runs this worker's settlements start are checked against their input schemas.
+        ...childInputCheckOf(options.workflows ?? []),
         // pg reports an idle connection's failure (a Postgres restart or failover,
         // pg_terminate_backend) on its pool, which has already dropped it and opens a new one when
         // needed, so logging is all there is to do.

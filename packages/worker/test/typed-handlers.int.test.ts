@@ -233,3 +233,34 @@ describe('a standalone job of a declared kind', () => {
     expect(step!.error).toContain('invalid output of job "typed.count-job": doubled: ');
   });
 });
+
+describe('a child run started by a child node', () => {
+  it("has its input checked against the child workflow's schema: the child node is discarded, no child run written", async () => {
+    const invoice = workflow('typed-child-invoice', { input: z.object({ invoiceId: z.string() }) })
+      .task('pdf', 'typed.child.pdf')
+      .build();
+    // The child named by name: submit cannot check it; the worker that settles the parent does.
+    const parent = workflow('typed-child-parent')
+      .task('prepare', 'typed.child.prepare')
+      .child('bill', { workflow: 'typed-child-invoice', dependsOn: ['prepare'] })
+      .build();
+    await engine.startWorker({
+      workflows: [parent, invoice],
+      handlers: { 'typed.child.prepare': () => 'ready', 'typed.child.pdf': () => 'pdf' },
+    });
+    const { runId } = await engine.client.submit(parent, { orderId: 'o-1' });
+    expect((await engine.client.wait(runId, { timeout: '10s' })).state).toBe('failed');
+    const bill = (await engine.client.listSteps(runId)).find((s) => s.node === 'bill')!;
+    expect(bill).toMatchObject({ state: 'discarded', errorKind: 'permanent' });
+    expect(bill.error).toContain(
+      'invalid input of child workflow "typed-child-invoice": invoiceId: ',
+    );
+    const children = await engine.query('SELECT id FROM cyclone_runs WHERE parent_run_id = $1', [
+      runId,
+    ]);
+    expect(children).toEqual([]);
+
+    const fits = await engine.client.submit(parent, { invoiceId: 'i-1' });
+    expect((await engine.client.wait(fits.runId, { timeout: '10s' })).state).toBe('completed');
+  });
+});

@@ -14,6 +14,12 @@ import { retryOnConflict } from './retry.js';
  * once per store (the compiler's cache). Every store operation takes a runner; on a pool it can
  * also open transactions.
  */
+/**
+ * Why a child workflow's input schema refuses a child run's input (a message naming each issue),
+ * or undefined when it fits or the checker knows no schema of the workflow.
+ */
+export type ChildInputCheck = (workflow: string, input: unknown) => Promise<string | undefined>;
+
 export class SqlRunner {
   constructor(
     readonly db: Queryable,
@@ -21,6 +27,8 @@ export class SqlRunner {
     private readonly pool?: pg.Pool,
     /** Whether statements are sent as named prepared statements (see the class comment). */
     readonly prepared = true,
+    /** Checks a child run's input before it is started (the store's `childInputCheck`). */
+    readonly childInputCheck?: ChildInputCheck,
   ) {}
 
   /** The qualified table names the statements are compiled against. */
@@ -69,7 +77,7 @@ export class SqlRunner {
 
   /** The same runner on another connection (a transaction's client, a caller's transaction). */
   on(db: Queryable): SqlRunner {
-    return new SqlRunner(db, this.compiler, undefined, this.prepared);
+    return new SqlRunner(db, this.compiler, undefined, this.prepared, this.childInputCheck);
   }
 
   private async run<P extends object, R extends pg.QueryResultRow>(

@@ -77,6 +77,8 @@ export async function startChildRun(db: SqlRunner, start: ChildStart): Promise<S
   }
   const resolved = await resolveChildWorkflow(db, start.node.workflow);
   if (!resolved.ok) return resolved;
+  const refusal = await db.childInputCheck?.(start.node.workflow, JSON.parse(start.inputJson));
+  if (refusal !== undefined) return { ok: false, error: refusal };
   const run = runOfDefinition(resolved.definition, start.inputJson, {
     parentRunId: start.parentRunId,
     parentStepId: start.stepId,
