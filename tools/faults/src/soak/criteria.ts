@@ -8,7 +8,14 @@ import type { SoakResult } from './soak.js';
 export const SnapshotThroughputFraction = 0.9;
 /** Seconds after the snapshot (or the burst) ends until the backlog is back to steady, at most. */
 export const RecoveryBoundS = 60;
-/** The tables at the end, as a multiple of their size at the end of the first recovery, at most. */
+/**
+ * The tables at the end, as a multiple of their size at the end of the first recovery or of the
+ * burst (the larger), at most. Both are baselines because a table's size is a high-water mark:
+ * when the held snapshot ends, vacuum may truncate the heap's empty tail, leaving the first
+ * recovery below the working set, and the burst (twice the rate within one retention window)
+ * raises the mark, after which its space is reused, not returned. What the bound catches is growth
+ * that goes on once retention and vacuum run.
+ */
 export const SizeGrowthBound = 1.3;
 /** p99 of the claim statement's time in every phase, at most (ms). */
 export const ClaimP99BoundMs = 2_000;
@@ -26,6 +33,8 @@ export function judge(result: SoakResult): Verdict[] {
   const steady = phase('steady');
   const snapshot = phase('snapshot');
   const recovery = phase('recovery');
+  const burst = phase('burst');
+  const baselineBytes = Math.max(recovery.totalBytes, burst.totalBytes);
   const end = result.phases[result.phases.length - 1]!;
   const verdicts: Verdict[] = [
     {
@@ -64,11 +73,11 @@ export function judge(result: SoakResult): Verdict[] {
         result.recoveryAfterBurstS !== undefined && result.recoveryAfterBurstS <= RecoveryBoundS,
     },
     {
-      criterion: `tables at the end <= ${SizeGrowthBound} x their size after the first recovery`,
-      measured: `${(end.totalBytes / 1_048_576).toFixed(1)} MB vs ${(recovery.totalBytes / 1_048_576).toFixed(1)} MB (${(
-        end.totalBytes / Math.max(1, recovery.totalBytes)
+      criterion: `tables at the end <= ${SizeGrowthBound} x their size after the first recovery or the burst`,
+      measured: `${(end.totalBytes / 1_048_576).toFixed(1)} MB vs ${(baselineBytes / 1_048_576).toFixed(1)} MB (${(
+        end.totalBytes / Math.max(1, baselineBytes)
       ).toFixed(2)})`,
-      passed: end.totalBytes <= SizeGrowthBound * recovery.totalBytes,
+      passed: end.totalBytes <= SizeGrowthBound * baselineBytes,
     },
   ];
   for (const p of result.phases) {
