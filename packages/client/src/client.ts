@@ -41,9 +41,8 @@ import {
   type SubmitOptions,
 } from './options.js';
 import type { RunId } from './run-id.js';
-import { RunWaiter } from './run-waiter.js';
 import { ScheduleApi } from './schedules.js';
-import { RunInspection } from './run-inspection.js';
+import { RunInspection, RunWaiter } from './run-inspection.js';
 import { traceSubmission } from './tracing.js';
 
 /** How a {@link Client} reaches Postgres: its own pool from a URL, or a pool the application owns. */

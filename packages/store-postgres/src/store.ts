@@ -1,3 +1,15 @@
+import type pg from 'pg';
+import type { StoreLogger } from './contract/store-logger.js';
+import { processWarningLogger } from './contract/store-logger.js';
+import { describePool } from './db/describe-pool.js';
+import { toStoreError, type DatabaseTarget } from './db/driver-errors.js';
+import { SqlRunner } from './db/sql-runner.js';
+import { poolerModeOf, type PoolerMode } from './db/pooler.js';
+import { StatementCompiler } from './db/statement.js';
+import { tablesIn, type Tables } from './db/tables.js';
+import { defaultMigrationsFolder } from './migration/migrate.js';
+import { WorkFailure } from './db/work-failure.js';
+import type { PostgresStoreOptions } from './store-options.js';
 import type {
   NodeFacts,
   NodeMoveRequest,
@@ -62,12 +74,11 @@ import type {
 } from './contract/index.js';
 import { databaseNow } from './db/database-now.js';
 import { subscribe } from './db/subscribe.js';
-import { StoreBase } from './store-base.js';
 import { claim } from './execution/claim.js';
 import { LimitedKinds } from './execution/limited-kinds.js';
 import { completeAll } from './execution/complete.js';
 import { completeInTransaction, completeWithin } from './execution/complete-in-transaction.js';
-import { settleAfterCommit } from './settlement/settle-after-commit.js';
+import { settleAfterCommit, type WithFollowUps } from './settlement/settle-after-commit.js';
 import { fail } from './execution/fail.js';
 import { heartbeat } from './execution/heartbeat.js';
 import { release } from './execution/release.js';
@@ -104,9 +115,9 @@ import {
 } from './schedules/schedule-commands.js';
 import { settlePending } from './maintenance/settle-pending.js';
 import { deliverSignal } from './submission/deliver-signal.js';
-import { enqueue } from './submission/enqueue.js';
 import { submit } from './submission/submit.js';
 import { deleteFinishedRuns } from './tables/runs/delete-finished-runs.js';
+import { insertNewJobs } from './tables/runs/insert-jobs.js';
 import { maintainEventPartitions } from './maintenance/maintain-event-partitions.js';
 import { deleteExpiredCache } from './tables/cache/delete-expired-cache.js';
 import { addStatsMinutes } from './tables/stats/add-stats-minutes.js';
@@ -122,12 +133,86 @@ import { registerWorkflows } from './tables/workflows/register-workflows.js';
 /**
  * Cyclone's PostgreSQL store: the only place that speaks SQL. A facade that delegates each
  * operation of the store contract to its module (`execution/`, `operator/`, `schedules/`,
- * `maintenance/`, `reads/`, `submission/`), maps whatever the driver threw to Cyclone's typed
- * errors, and settles, once an operation committed, the runs it left in the settlement outbox.
- * Every state write is one of core's transitions, fenced by the states the table allows (and, for
- * a worker's writes, by its claim token), and commits together with its events.
+ * `maintenance/`, `reads/`, `submission/`), or straight to its statement in `tables/` when the
+ * operation is that statement (`enqueue`, the workers' registrations, the retention deletes).
+ * Every operation runs through one of two wrappers below: `guard` maps whatever the driver threw
+ * to Cyclone's typed errors, and `guardAndSettle` also settles, once the operation committed, the
+ * runs it left in the settlement outbox. Every state write is one of core's transitions, fenced by
+ * the states the table allows (and, for a worker's writes, by its claim token), and commits
+ * together with its events.
  */
-export class PostgresStore extends StoreBase implements CycloneStore {
+export class PostgresStore implements CycloneStore {
+  /** The qualified names of the store's tables. */
+  readonly tables: Tables;
+  /** What stands between the store's pool and PostgreSQL. */
+  readonly pooler: PoolerMode;
+  protected readonly pool: pg.Pool;
+  /** Where transactional completions open their transactions (`transactionPool`). */
+  protected readonly transactionPool: pg.Pool;
+  /** Where `subscribe` LISTENs; none behind a transaction-mode pooler without a listen pool. */
+  protected readonly listenPool: pg.Pool | undefined;
+  protected readonly exec: SqlRunner;
+  protected readonly target: DatabaseTarget;
+  /** The listen pool's, for its errors; the main pool's when they are the same. */
+  protected readonly listenTarget: DatabaseTarget;
+  protected readonly migrationsFolder: string;
+  protected readonly logger: StoreLogger;
+
+  constructor(options: PostgresStoreOptions) {
+    this.pool = options.pool;
+    this.transactionPool = options.transactionPool ?? options.pool;
+    this.tables = tablesIn(options.schema);
+    this.pooler = poolerModeOf(options.pooler, 'store options');
+    // Behind a transaction-mode pooler: no named statements, and LISTEN only on a pool of its own.
+    const direct = this.pooler !== 'transaction';
+    this.listenPool = options.listenPool ?? (direct ? this.pool : undefined);
+    this.exec = new SqlRunner(
+      this.pool,
+      new StatementCompiler(this.tables),
+      this.pool,
+      direct,
+      options.childInputCheck,
+    );
+    const { schema } = this.tables;
+    this.target = { description: describePool(options.pool, options.connectionString), schema };
+    this.listenTarget = options.listenPool
+      ? { description: describePool(options.listenPool, options.listenConnectionString), schema }
+      : this.target;
+    this.migrationsFolder = options.migrationsFolder ?? defaultMigrationsFolder();
+    this.logger = options.logger ?? processWarningLogger;
+  }
+
+  /**
+   * Runs one operation and maps whatever the driver threw to a typed error (see `toStoreError`);
+   * what the application's own code threw inside it (a {@link WorkFailure}) is handed on unchanged.
+   */
+  protected async guard<T>(
+    operation: string,
+    work: () => Promise<T>,
+    target: DatabaseTarget = this.target,
+  ): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof WorkFailure) throw error.error;
+      throw toStoreError(error, operation, target);
+    }
+  }
+
+  /**
+   * Runs an operation that may leave runs in the settlement outbox, then settles them: the one
+   * after-commit step of the store. A settlement that fails there is logged and left to the
+   * `settle-pending` scanner; the operation's result stands.
+   */
+  protected async guardAndSettle<T>(
+    operation: string,
+    work: () => Promise<WithFollowUps<T>>,
+  ): Promise<T> {
+    const { value, followUps } = await this.guard(operation, work);
+    if (followUps.length > 0) await settleAfterCommit(this.exec, followUps, this.logger);
+    return value;
+  }
+
   /** The kinds this store's claims last found under a flow limit. */
   private readonly limitedKinds = new LimitedKinds();
 
@@ -138,7 +223,7 @@ export class PostgresStore extends StoreBase implements CycloneStore {
 
   enqueue(jobs: NewJobs, tx?: Queryable): Promise<SubmittedRun[]> {
     const db = tx ? this.exec.on(tx) : this.exec;
-    return this.guard('enqueue', () => enqueue(db, jobs));
+    return this.guard('enqueue', () => insertNewJobs(db, jobs));
   }
 
   signal(delivery: SignalDelivery): Promise<SignalReceipt> {

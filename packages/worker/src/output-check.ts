@@ -1,5 +1,6 @@
 import {
   checkRunInput,
+  encodePayload,
   jobOutputIssues,
   schemasOf,
   nodeOutputIssues,
@@ -92,4 +93,20 @@ export function childInputCheckOf(workflows: readonly WorkflowDefinition[]): {
       }
     },
   };
+}
+
+/**
+ * A handler's output as the JSON text to store (`undefined` as `null`).
+ * @throws ValidationError when it is not JSON or larger than `maxOutputBytes`
+ */
+export function encodeOutput(
+  output: unknown,
+  step: { readonly node: string },
+  options: { readonly maxOutputBytes: number },
+): string {
+  return encodePayload(output === undefined ? null : output, {
+    maxBytes: options.maxOutputBytes,
+    subject: `output of node "${step.node}"`,
+    path: 'output',
+  });
 }

@@ -2,8 +2,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { StepFencedError } from '@cyclone/core';
 import type { ClaimedStep, HeldStep, Queryable, WorkerStore } from '@cyclone/store-postgres';
-import { encodeOutput, type OutcomeOptions } from './outcome.js';
-import type { OutputCheck } from './output-check.js';
+import { encodeOutput, type OutputCheck } from './output-check.js';
 import type { StepMetrics } from './step-metrics.js';
 import { traceTransaction } from './tracing.js';
 
@@ -15,7 +14,7 @@ function held(step: ClaimedStep): HeldStep {
 /** What every step's {@link StepTransaction} is wired to: one per worker. */
 export interface StepTransactionDeps {
   readonly store: Pick<WorkerStore, 'completeInTransaction' | 'completeWithin'>;
-  readonly outcome: Pick<OutcomeOptions, 'maxOutputBytes'>;
+  readonly outcome: { readonly maxOutputBytes: number };
   readonly metrics: StepMetrics;
   /** The node's output schema check, made before the completion is written. */
   readonly outputCheck: OutputCheck;

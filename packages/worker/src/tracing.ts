@@ -10,7 +10,7 @@ import {
 } from '@opentelemetry/api';
 import { isSnoozeError, thrownMessage } from '@cyclone/core';
 import type { ClaimedStep, ClaimRequest, Completion } from '@cyclone/store-postgres';
-import type { HandlerResult } from './outcome.js';
+import type { HandlerResult } from './executor.js';
 
 /**
  * The worker's tracer. Through `@opentelemetry/api` only: without an SDK registered by the

@@ -4,7 +4,7 @@ import { SqlRunner } from '../../src/db/sql-runner.js';
 import { StatementCompiler } from '../../src/db/statement.js';
 import { tablesIn } from '../../src/db/tables.js';
 import { Channels } from '../../src/db/channels.js';
-import { enqueue } from '../../src/submission/enqueue.js';
+import { insertNewJobs } from '../../src/tables/runs/insert-jobs.js';
 import { newJobs } from '../../src/tables/runs/new-jobs.js';
 import { runOfJob } from '../../src/tables/runs/new-runs.js';
 import type { NewJobOptions } from '../../src/contract/new-run.js';
@@ -154,7 +154,7 @@ describe('enqueue (the lean job insert)', () => {
       suffixKeys: true,
       priority: 2,
     });
-    const submitted = await enqueue(exec, jobs, 10);
+    const submitted = await insertNewJobs(exec, jobs, 10);
     expect(submitted).toEqual(jobs.runIds.map((runId) => ({ runId, created: true })));
     const rows = await fx.query<{ id: string; idempotency_key: string; priority: string }>(
       `SELECT r.id, r.idempotency_key, s.priority::text FROM cyclone_runs r

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorKind, ErrorTextBytes, permanent, snooze } from '@cyclone/core';
-import { decideOutcome, type OutcomeStep } from './outcome.js';
+import { decideOutcome, type OutcomeStep } from './executor.js';
 
 const step: OutcomeStep = {
   node: 'charge',

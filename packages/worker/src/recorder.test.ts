@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Completion } from '@cyclone/store-postgres';
-import { BatchCompleter, MaxBatchOutputChars } from './completion-batcher.js';
+import { BatchCompleter, MaxBatchOutputChars } from './recorder.js';
 
 /**
  * The batcher's scheduling against a store that records each batch and answers when told: what
