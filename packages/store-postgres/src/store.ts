@@ -101,7 +101,7 @@ import { collectMetrics } from './reads/collect-metrics.js';
 import { queueOverview, statsMinutes, workerOverview } from './reads/overview.js';
 import { readNodeFacts } from './reads/read-node-facts.js';
 import { readRun, readRunPage, readRuns } from './reads/read-runs.js';
-import { readEvents, readLeafOutputs, readNodeOutput, readSteps } from './reads/read-steps.js';
+import { readEvents, readNodeOutput, readSteps } from './reads/read-steps.js';
 import { backfillSchedule } from './schedules/backfill-schedule.js';
 import { fireDueSchedules } from './schedules/fire-due-schedules.js';
 import {
@@ -120,6 +120,7 @@ import { deleteFinishedRuns } from './tables/runs/delete-finished-runs.js';
 import { insertNewJobs } from './tables/runs/insert-jobs.js';
 import { maintainEventPartitions } from './maintenance/maintain-event-partitions.js';
 import { deleteExpiredCache } from './tables/cache/delete-expired-cache.js';
+import { getLeafOutputs } from './tables/steps/get-leaf-outputs.js';
 import { addStatsMinutes } from './tables/stats/add-stats-minutes.js';
 import { deleteOldStatsMinutes } from './tables/stats/delete-old-stats-minutes.js';
 import { TerminalRunStates } from './tables/transitions/terminal-states.js';
@@ -134,12 +135,12 @@ import { registerWorkflows } from './tables/workflows/register-workflows.js';
  * Cyclone's PostgreSQL store: the only place that speaks SQL. A facade that delegates each
  * operation of the store contract to its module (`execution/`, `operator/`, `schedules/`,
  * `maintenance/`, `reads/`, `submission/`), or straight to its statement in `tables/` when the
- * operation is that statement (`enqueue`, the workers' registrations, the retention deletes).
- * Every operation runs through one of two wrappers below: `guard` maps whatever the driver threw
- * to Cyclone's typed errors, and `guardAndSettle` also settles, once the operation committed, the
- * runs it left in the settlement outbox. Every state write is one of core's transitions, fenced by
- * the states the table allows (and, for a worker's writes, by its claim token), and commits
- * together with its events.
+ * operation is that statement (`enqueue`, `leafOutputs`, the workers' registrations, the
+ * retention deletes). Every operation runs through one of two wrappers below: `guard` maps
+ * whatever the driver threw to Cyclone's typed errors, and `guardAndSettle` also settles, once the
+ * operation committed, the runs it left in the settlement outbox. Every state write is one of
+ * core's transitions, fenced by the states the table allows (and, for a worker's writes, by its
+ * claim token), and commits together with its events.
  */
 export class PostgresStore implements CycloneStore {
   /** The qualified names of the store's tables. */
@@ -444,7 +445,7 @@ export class PostgresStore implements CycloneStore {
   }
 
   leafOutputs(runId: string): Promise<{ node: string; output: unknown }[]> {
-    return this.guard('leafOutputs', () => readLeafOutputs(this.exec, runId));
+    return this.guard('leafOutputs', () => getLeafOutputs(this.exec, { runId }));
   }
 
   nodeFacts(

@@ -1,6 +1,5 @@
 import type { StepEvent, StepStatus } from '@cyclone/core';
 import type { SqlRunner } from '../db/sql-runner.js';
-import { getLeafOutputs, type LeafOutputRow } from '../tables/steps/get-leaf-outputs.js';
 import { getNodeOutput } from '../tables/steps/get-node-output.js';
 import { listEvents } from './list-events.js';
 import { listSteps } from './list-steps.js';
@@ -29,9 +28,4 @@ export async function readNodeOutput(
 ): Promise<{ state: string; output: unknown } | undefined> {
   const row = await getNodeOutput(db, { runId, node });
   return row && { state: row.state, output: row.output };
-}
-
-/** The outputs of a run's completed leaf nodes: its result. */
-export function readLeafOutputs(db: SqlRunner, runId: string): Promise<LeafOutputRow[]> {
-  return getLeafOutputs(db, { runId });
 }
