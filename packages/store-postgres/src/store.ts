@@ -76,6 +76,7 @@ import { databaseNow } from './db/database-now.js';
 import { subscribe } from './db/subscribe.js';
 import { claim } from './execution/claim.js';
 import { LimitedKinds } from './execution/limited-kinds.js';
+import { ClaimPositions } from './execution/claim-positions.js';
 import { completeAll } from './execution/complete.js';
 import { completeInTransaction, completeWithin } from './execution/complete-in-transaction.js';
 import { settleAfterCommit, type WithFollowUps } from './settlement/settle-after-commit.js';
@@ -217,6 +218,9 @@ export class PostgresStore implements CycloneStore {
   /** The kinds this store's claims last found under a flow limit. */
   private readonly limitedKinds = new LimitedKinds();
 
+  /** Where this store's claims of each kind start walking the claim index (decision 335). */
+  private readonly claimPositions = new ClaimPositions();
+
   submit(runs: readonly NewRun[], tx?: Queryable): Promise<SubmittedRun[]> {
     const db = tx ? this.exec.on(tx) : this.exec;
     return this.guardAndSettle('submit', () => submit(db, runs, tx !== undefined));
@@ -232,7 +236,9 @@ export class PostgresStore implements CycloneStore {
   }
 
   claim(request: ClaimRequest): Promise<ClaimedStep[]> {
-    return this.guard('claim', () => claim(this.exec, request, this.limitedKinds));
+    return this.guard('claim', () =>
+      claim(this.exec, request, this.limitedKinds, this.claimPositions),
+    );
   }
 
   complete(completions: readonly Completion[]): Promise<Set<string>> {

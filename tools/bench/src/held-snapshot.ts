@@ -4,9 +4,12 @@
  * DEPTH one-step jobs is kept full while one connection claims, completes and replaces them at a
  * fixed rate, for M minutes as usual (steady) and then M minutes with another connection holding a
  * `REPEATABLE READ` snapshot (held), so vacuum can remove no dead entry from the claim index and
- * no scan can mark one dead. Claims take turns between three statements on the same queue:
+ * no scan can mark one dead. Claims take turns between four claims on the same queue:
  *
- * - `store`: the store's own claim (`PostgresStore.claim`), the reference;
+ * - `store`: the store's own claim (`PostgresStore.claim`), which starts the default priority's
+ *   walk at the first step its previous claim got (decision 335);
+ * - `store-front`: the same claim walking from the front of the index every time, as it did
+ *   before (a fresh store for each claim, which remembers no position), the reference;
  * - `walk`: the same walk of the claim index reduced to its core (the default priority's range,
  *   oldest first, `FOR UPDATE SKIP LOCKED`, then the update), to show the core is what costs;
  * - `position`: `walk` with a lower bound on `scheduled_at`, the first step the previous claim of
@@ -35,7 +38,7 @@ const rounds = Number(process.argv[5] ?? 3);
 const resetMs = Number(process.env.RESET_MS ?? 1_000);
 const kind = 'held.noop';
 const batch = 10;
-const variants = ['store', 'walk', 'position'] as const;
+const variants = ['store', 'store-front', 'walk', 'position'] as const;
 type Variant = (typeof variants)[number];
 const phases = ['steady', 'held'] as const;
 type Phase = (typeof phases)[number];
@@ -76,11 +79,11 @@ interface Position {
 async function claimWith(
   variant: Variant,
   pool: pg.Pool,
-  store: PostgresStore,
+  stores: Record<'store' | 'store-front', PostgresStore>,
   position: Position,
 ): Promise<Claimed[]> {
-  if (variant === 'store') {
-    const steps = await store.claim({
+  if (variant === 'store' || variant === 'store-front') {
+    const steps = await stores[variant].claim({
       kinds: [kind],
       limit: batch,
       workerId: 'bench',
@@ -169,6 +172,7 @@ async function runRound(serverUrl: string, admin: pg.Pool, round: number): Promi
       variants.map((v) => [v, { steady: [], held: [] }]),
     ) as unknown as Record<Variant, Record<Phase, { at: number; ms: number }[]>>;
     const positions: Position = { at: null, lastReset: 0 };
+    const stores = { store, 'store-front': new PostgresStore({ pool }) };
     const table = {} as RoundFigures['table'];
     for (const phase of phases) {
       if (phase === 'held') {
@@ -183,8 +187,10 @@ async function runRound(serverUrl: string, admin: pg.Pool, round: number): Promi
       while (performance.now() < end) {
         const variant = variants[turn++ % variants.length]!;
         const a = performance.now();
-        const claimed = await claimWith(variant, pool, store, positions);
+        const claimed = await claimWith(variant, pool, stores, positions);
         samples[variant][phase].push({ at: a, ms: performance.now() - a });
+        // A store remembers no position before its first claim.
+        if (variant === 'store-front') stores['store-front'] = new PostgresStore({ pool });
         if (claimed.length === 0) throw new Error(`${name}: the queue ran dry (${variant})`);
         const accepted = await store.complete(
           claimed.map((s) => ({ stepId: s.id, claimToken: s.token, outputJson: 'null' })),

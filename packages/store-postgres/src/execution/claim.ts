@@ -9,12 +9,18 @@ import { claimSteps } from '../tables/steps/claim-steps.js';
 import { claimFairSteps, type ClaimFairStepsRow } from '../tables/steps/claim-fair-steps.js';
 import { lockKindLimit } from '../tables/limits/lock-kind-limit.js';
 import { LimitedKinds, PerKeyScanExtra } from './limited-kinds.js';
+import { ClaimPositions } from './claim-positions.js';
 
 /**
  * Claims claimable steps of the given kinds for a worker: those of kinds without a flow limit in
  * one statement, then, for the asked-for kinds with one, each in a transaction that locks the
  * kind's limit row and then counts within its limit (`claimLimitedSteps`), while the claim's
  * `limit` is not reached. Kinds `limitedKinds` knows to be limited skip the first statement.
+ *
+ * The first statement walks each kind's default priority from the kind's position in `positions`
+ * (decision 335). When a claim from a position comes back short, it claims again at once from the
+ * start: a step behind the position is then taken now, not left to a worker that, told the queue
+ * is drained, would wait for its next poll.
  *
  * The lock is a statement of its own. A statement reads the database as it was when the
  * statement started; had the counting statement taken the lock itself, a claim that committed
@@ -25,6 +31,7 @@ export async function claim(
   db: SqlRunner,
   request: ClaimRequest,
   limitedKinds: LimitedKinds = new LimitedKinds(),
+  positions: ClaimPositions = new ClaimPositions(),
 ): Promise<ClaimedStep[]> {
   if (request.kinds.length === 0 || request.limit <= 0) return [];
   const change = claimChangeParams(request.workerId);
@@ -33,9 +40,36 @@ export async function claim(
   const unlimited = limitedKinds.unlimitedOf(request.kinds);
   /** Claims steps of kinds without a limit; returns the kinds it found limited. */
   const claimUnlimited = async (kinds: readonly string[], limit: number): Promise<string[]> => {
-    const rows = await claimSteps(db, { ...change, kinds, limit, leaseMs: request.leaseMs });
-    for (const row of rows) if (row.id !== null) claimed.push(toClaimedStep(row as ClaimedStepRow));
-    const found = rows[0]?.limited_kinds ?? [];
+    let from = positions.from(kinds);
+    /** The first default-priority step's `scheduled_at` claimed of each kind. */
+    const first = new Map<string, string>();
+    let taken = 0;
+    const run = async (want: number) => {
+      const rows = await claimSteps(db, {
+        ...change,
+        kinds,
+        from,
+        limit: want,
+        leaseMs: request.leaseMs,
+      });
+      for (const row of rows) {
+        if (row.id === null) continue;
+        const step = toClaimedStep(row as ClaimedStepRow);
+        claimed.push(step);
+        taken++;
+        const at = first.get(step.kind);
+        if (row.position !== null && (at === undefined || row.position < at)) {
+          first.set(step.kind, row.position);
+        }
+      }
+      return rows[0]?.limited_kinds ?? [];
+    };
+    const found = await run(limit);
+    if (taken < limit && from.some((at) => at !== null)) {
+      from = kinds.map(() => null);
+      await run(limit - taken);
+    }
+    positions.record(kinds, from, taken === limit, first);
     for (const kind of found) limitedKinds.add(kind);
     return found;
   };

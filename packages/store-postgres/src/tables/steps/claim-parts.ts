@@ -99,12 +99,19 @@ export const MaxClaimPerKind = 10_000;
  * steps scheduled later are passed over on the way to the next priority. Yields `id`, `priority`,
  * `scheduled_at` and `concurrency_key` of at most `limit` rows a part (and at most {@link MaxClaimPerKind}); the caller orders and cuts
  * them.
+ *
+ * With `defaultFrom`, an SQL expression of a `timestamptz`, the default's part starts there
+ * (`scheduled_at >= defaultFrom`; `-infinity` for the start): a claim that remembers where its
+ * last one began passes over the dead index entries of the steps claimed before it, which a long
+ * transaction keeps vacuum from removing (`ClaimPositions`, decision 335). The other parts always
+ * walk from their start: a step of a higher priority enqueued later must still come first.
  */
 export function claimableSteps(
   t: Pick<Tables, 'steps'>,
   kind: string,
   limit: string,
   locking: 'skip-locked' | 'none' = 'skip-locked',
+  defaultFrom?: string,
 ): string {
   const available = sqlConstant(ClaimedFromState);
   const lock = locking === 'skip-locked' ? '\n    FOR UPDATE SKIP LOCKED' : '';
@@ -122,7 +129,12 @@ export function claimableSteps(
   const order = 'priority DESC NULLS LAST, scheduled_at';
   return [
     part('priority > 0', order),
-    part('priority = 0', order),
+    part(
+      defaultFrom === undefined
+        ? 'priority = 0'
+        : `priority = 0 AND scheduled_at >= ${defaultFrom}`,
+      order,
+    ),
     part('priority < 0', order),
   ].join('\n    UNION ALL\n    ');
 }

@@ -14,6 +14,11 @@ import {
 /** What {@link claimSteps} claims, and for whom. */
 export interface ClaimStepsParams extends ClaimChangeParams {
   kinds: readonly string[];
+  /**
+   * For each of `kinds`, where the walk of its default priority starts: a `scheduled_at` (ISO
+   * 8601), or null for the start (`ClaimPositions`).
+   */
+  from: readonly (string | null)[];
   limit: number;
   leaseMs: number;
 }
@@ -25,6 +30,11 @@ export interface ClaimStepsParams extends ClaimChangeParams {
  */
 export type ClaimStepsRow = { [K in keyof ClaimedStepRow]: ClaimedStepRow[K] | null } & {
   limited_kinds: string[] | null;
+  /**
+   * The step's `scheduled_at` (UTC, ISO 8601 to the microsecond) when it was claimed at the
+   * default priority, else null: the first of a kind's is where its next claim may start.
+   */
+  position: string | null;
 };
 
 /**
@@ -35,6 +45,10 @@ export type ClaimStepsRow = { [K in keyof ClaimedStepRow]: ClaimedStepRow[K] | n
  * a lease, and its `step_started` told by the row (`claimColumns`); the handler's inputs come back
  * in the same round trip. The limited kinds among those asked for, and those under fair share
  * (`cyclone_fair_shares`), are returned for their own claim.
+ *
+ * Each kind's walk of the default priority starts at its `from` (decision 335): past the dead
+ * index entries of the steps the claimant took before, which a long transaction keeps vacuum from
+ * removing. Each default-priority row comes back with its `position`, where the next may start.
  *
  * The kinds and the limit are read through scalar subqueries, `(SELECT $n)`, which hide their
  * values from the planner: a plan made for the values (a custom plan) then costs what the plan
@@ -61,10 +75,11 @@ WITH limited AS (
   SELECT kind FROM ${t.fairShares} WHERE kind = ANY((SELECT ${p.kinds}::text[])::text[])
 ), picked AS (
   SELECT s.id, s.priority, s.scheduled_at
-  FROM (SELECT kind FROM unnest((SELECT ${p.kinds}::text[])) AS u(kind)
-        WHERE kind NOT IN (SELECT kind FROM limited)) AS k
+  FROM (SELECT u.kind, coalesce(u.from_at, '-infinity') AS from_at
+        FROM unnest((SELECT ${p.kinds}::text[]), (SELECT ${p.from}::timestamptz[])) AS u(kind, from_at)
+        WHERE u.kind NOT IN (SELECT kind FROM limited)) AS k
   CROSS JOIN LATERAL (
-    ${claimableSteps(t, 'k.kind', `(SELECT ${p.limit}::int)`)}
+    ${claimableSteps(t, 'k.kind', `(SELECT ${p.limit}::int)`, 'skip-locked', 'k.from_at')}
   ) s
   ORDER BY s.priority DESC, s.scheduled_at
   LIMIT (SELECT ${p.limit}::int)
@@ -84,7 +99,9 @@ WITH limited AS (
   -- completion's say, commits durably as ever. One row: a claim of nothing still answers.
   SELECT set_config('synchronous_commit', 'off', true)
 )
-SELECT ${claimedRowColumns('rows')}, (SELECT array_agg(kind) FROM limited) AS limited_kinds
+SELECT ${claimedRowColumns('rows')}, (SELECT array_agg(kind) FROM limited) AS limited_kinds,
+       CASE WHEN rows.claim_priority = 0 THEN to_char(rows.claim_scheduled_at AT TIME ZONE 'UTC',
+         'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') END AS position
 FROM commit_mode LEFT JOIN rows ON true
 ${claimOrder('rows')}
 `,
