@@ -18,6 +18,7 @@ import { Client } from '@cyclone/client';
 import { migrate, PostgresStore } from '@cyclone/store-postgres';
 import { startEmbeddedPostgres } from '@cyclone/test-db/embedded';
 import { cloneRows, databaseUrl, quoteIdent, scalar } from './shared/db.js';
+import { claimLoop, drainJobs, median, quantile } from './shared/drain.js';
 
 const historyRows = Number(process.argv[2] ?? 1_000_000);
 const queued = Number(process.argv[3] ?? 10_000);
@@ -75,24 +76,7 @@ async function fillHistory(db: Db, n: number): Promise<void> {
 }
 
 /** Claims and completes `n` queued jobs, 250 at a time; resolves with the seconds it took. */
-async function drain(db: Db, n: number, limit = 250): Promise<number> {
-  const t0 = performance.now();
-  let done = 0;
-  while (done < n) {
-    const claimed = await db.store.claim({
-      kinds: [kind],
-      limit,
-      workerId: 'bench',
-      leaseMs: 60_000,
-    });
-    if (claimed.length === 0) throw new Error(`${db.name}: the queue ran dry at ${done} of ${n}`);
-    await db.store.complete(
-      claimed.map((s) => ({ stepId: s.id, claimToken: s.claimToken, outputJson: 'null' })),
-    );
-    done += claimed.length;
-  }
-  return (performance.now() - t0) / 1000;
-}
+const drain = (db: Db, n: number) => drainJobs(db.store, kind, n, db.name);
 
 async function enqueue(db: Db, n: number): Promise<void> {
   for (let i = 0; i < n; i += 2_000) {
@@ -102,10 +86,6 @@ async function enqueue(db: Db, n: number): Promise<void> {
     );
   }
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const quantile = (xs: number[], q: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? NaN;
 
 const server = await startEmbeddedPostgres({ durable: true });
 const admin = new pg.Pool({ connectionString: server.url, max: 2 });
@@ -169,24 +149,7 @@ try {
 
   // Claims and completions of single jobs beside the drop.
   await enqueue(full, 20_000);
-  const latencies: { at: number; ms: number }[] = [];
-  let stop = false;
-  const probe = (async () => {
-    while (!stop) {
-      const a = performance.now();
-      const [step] = await full.store.claim({
-        kinds: [kind],
-        limit: 1,
-        workerId: 'probe',
-        leaseMs: 60_000,
-      });
-      if (!step) break;
-      await full.store.complete([
-        { stepId: step.id, claimToken: step.claimToken, outputJson: 'null' },
-      ]);
-      latencies.push({ at: a, ms: performance.now() - a });
-    }
-  })();
+  const probe = claimLoop(full.store, kind);
   // The periods after it exist already, so the timed pass only drops.
   await full.store.maintainEventPartitions({ now: future + DAY, ahead: 2 });
   await new Promise((r) => setTimeout(r, 2_000));
@@ -194,8 +157,7 @@ try {
   const pass = await full.store.maintainEventPartitions({ now: future + 2 * DAY, ahead: 0 });
   const dropEnd = performance.now();
   await new Promise((r) => setTimeout(r, 2_000));
-  stop = true;
-  await probe;
+  const latencies = await probe.stop();
   const during = latencies
     .filter((l) => l.at + l.ms >= dropStart && l.at <= dropEnd)
     .map((l) => l.ms);
