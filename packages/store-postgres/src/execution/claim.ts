@@ -18,9 +18,7 @@ import { ClaimPositions } from './claim-positions.js';
  * `limit` is not reached. Kinds `limitedKinds` knows to be limited skip the first statement.
  *
  * The first statement walks each kind's default priority from the kind's position in `positions`
- * (decision 335). When a claim from a position comes back short, it claims again at once from the
- * start: a step behind the position is then taken now, not left to a worker that, told the queue
- * is drained, would wait for its next poll.
+ * (decision 335), and tells them where the next may start.
  *
  * The lock is a statement of its own. A statement reads the database as it was when the
  * statement started; had the counting statement taken the lock itself, a claim that committed
@@ -40,36 +38,37 @@ export async function claim(
   const unlimited = limitedKinds.unlimitedOf(request.kinds);
   /** Claims steps of kinds without a limit; returns the kinds it found limited. */
   const claimUnlimited = async (kinds: readonly string[], limit: number): Promise<string[]> => {
-    let from = positions.from(kinds);
+    const from = positions.from(kinds);
+    const rows = await claimSteps(db, {
+      ...change,
+      kinds,
+      from,
+      slackMs: positions.slackMs,
+      limit,
+      leaseMs: request.leaseMs,
+    });
     /** The first default-priority step's `scheduled_at` claimed of each kind. */
     const first = new Map<string, string>();
     let taken = 0;
-    const run = async (want: number) => {
-      const rows = await claimSteps(db, {
-        ...change,
-        kinds,
-        from,
-        limit: want,
-        leaseMs: request.leaseMs,
-      });
-      for (const row of rows) {
-        if (row.id === null) continue;
-        const step = toClaimedStep(row as ClaimedStepRow);
-        claimed.push(step);
-        taken++;
-        const at = first.get(step.kind);
-        if (row.position !== null && (at === undefined || row.position < at)) {
-          first.set(step.kind, row.position);
-        }
+    for (const row of rows) {
+      if (row.id === null) continue;
+      const step = toClaimedStep(row as ClaimedStepRow);
+      claimed.push(step);
+      taken++;
+      const at = first.get(step.kind);
+      if (row.position !== null && (at === undefined || row.position < at)) {
+        first.set(step.kind, row.position);
       }
-      return rows[0]?.limited_kinds ?? [];
-    };
-    const found = await run(limit);
-    if (taken < limit && from.some((at) => at !== null)) {
-      from = kinds.map(() => null);
-      await run(limit - taken);
     }
-    positions.record(kinds, from, taken === limit, first);
+    positions.record({
+      kinds,
+      from,
+      full: taken === limit,
+      first,
+      walkedTo: rows[0]?.walked_to ?? null,
+    });
+    const found = rows[0]?.limited_kinds ?? [];
+    positions.forget(found);
     for (const kind of found) limitedKinds.add(kind);
     return found;
   };

@@ -90,7 +90,13 @@ describe('claim', () => {
       await client.query('SET synchronous_commit = on');
       const durable = await mode();
       expect(durable).toBe('on');
-      const request = { ...claimChangeParams('w'), from: [null], limit: 5, leaseMs: 30_000 };
+      const request = {
+        ...claimChangeParams('w'),
+        from: [null],
+        slackMs: 0,
+        limit: 5,
+        leaseMs: 30_000,
+      };
 
       await client.query('BEGIN');
       const [nothing] = await claimSteps(exec, {

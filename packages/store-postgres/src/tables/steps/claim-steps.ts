@@ -19,6 +19,8 @@ export interface ClaimStepsParams extends ClaimChangeParams {
    * 8601), or null for the start (`ClaimPositions`).
    */
   from: readonly (string | null)[];
+  /** How far before its `from` each kind's walk starts, in milliseconds. */
+  slackMs: number;
   limit: number;
   leaseMs: number;
 }
@@ -35,6 +37,8 @@ export type ClaimStepsRow = { [K in keyof ClaimedStepRow]: ClaimedStepRow[K] | n
    * default priority, else null: the first of a kind's is where its next claim may start.
    */
   position: string | null;
+  /** The claim's `now()`, as `position`: the end of the default priority's range it walked. */
+  walked_to: string;
 };
 
 /**
@@ -46,9 +50,10 @@ export type ClaimStepsRow = { [K in keyof ClaimedStepRow]: ClaimedStepRow[K] | n
  * in the same round trip. The limited kinds among those asked for, and those under fair share
  * (`cyclone_fair_shares`), are returned for their own claim.
  *
- * Each kind's walk of the default priority starts at its `from` (decision 335): past the dead
- * index entries of the steps the claimant took before, which a long transaction keeps vacuum from
- * removing. Each default-priority row comes back with its `position`, where the next may start.
+ * Each kind's walk of the default priority starts `slackMs` before its `from` (decision 335):
+ * past the dead index entries of the steps the claimant took before, which a long transaction
+ * keeps vacuum from removing. Each default-priority row comes back with its `position`, and every
+ * row with the claim's `now()`, where the next may start.
  *
  * The kinds and the limit are read through scalar subqueries, `(SELECT $n)`, which hide their
  * values from the planner: a plan made for the values (a custom plan) then costs what the plan
@@ -75,7 +80,9 @@ WITH limited AS (
   SELECT kind FROM ${t.fairShares} WHERE kind = ANY((SELECT ${p.kinds}::text[])::text[])
 ), picked AS (
   SELECT s.id, s.priority, s.scheduled_at
-  FROM (SELECT u.kind, coalesce(u.from_at, '-infinity') AS from_at
+  FROM (SELECT u.kind,
+               coalesce(u.from_at, '-infinity') - (SELECT ${p.slackMs}::int) * interval '1 millisecond'
+                 AS from_at
         FROM unnest((SELECT ${p.kinds}::text[]), (SELECT ${p.from}::timestamptz[])) AS u(kind, from_at)
         WHERE u.kind NOT IN (SELECT kind FROM limited)) AS k
   CROSS JOIN LATERAL (
@@ -100,12 +107,20 @@ WITH limited AS (
   SELECT set_config('synchronous_commit', 'off', true)
 )
 SELECT ${claimedRowColumns('rows')}, (SELECT array_agg(kind) FROM limited) AS limited_kinds,
-       CASE WHEN rows.claim_priority = 0 THEN to_char(rows.claim_scheduled_at AT TIME ZONE 'UTC',
-         'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') END AS position
+       CASE WHEN rows.claim_priority = 0 THEN ${utcText('rows.claim_scheduled_at')} END AS position,
+       ${utcText('now()')} AS walked_to
 FROM commit_mode LEFT JOIN rows ON true
 ${claimOrder('rows')}
 `,
 );
+
+/**
+ * A `timestamptz` as UTC ISO 8601 text to the microsecond, whatever the session's time zone and
+ * date style: it comes back as a bound parameter exactly, and such texts order as their times do.
+ */
+function utcText(at: string): string {
+  return `to_char(${at} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+}
 
 /** Claims claimable steps of the given kinds without flow limits (see the statement). */
 export function claimSteps(db: SqlRunner, p: ClaimStepsParams): Promise<ClaimStepsRow[]> {
