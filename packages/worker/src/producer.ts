@@ -30,6 +30,19 @@ export const LocalQueueHorizonMs = 500;
  */
 export const BufferedMaxAgeMs = 2_000;
 
+/**
+ * Most steps of kinds under fair share held claimed ahead, per slot, while handlers are quick:
+ * they are claimed keys in turn and start in that order, so no key's steps run in a row, and a
+ * key that arrives late waits behind at most this many steps a slot (decision 385).
+ */
+export const FairAheadPerSlot = 8;
+
+/**
+ * And at most about this much work a slot (the handlers' average run time times the steps): a
+ * key that arrives late waits about this much longer than behind the slots alone.
+ */
+export const FairAheadMs = 5;
+
 /** What the producer feeds: the execution slots. */
 export interface ProducerSink {
   /** Handlers running now. */
@@ -83,8 +96,8 @@ export class Producer implements LeaseBuffer {
   private fetchAgain = false;
   private mayHaveMore = true;
   /**
-   * Set when the last claim took as many steps under fair share as there were free slots: the
-   * kind may have more, but they are claimed only as slots free up (see `fairLimit`).
+   * Set when the last claim took as many steps under fair share as it was allowed: the kind may
+   * have more, claimed once enough of the fair places are free (see `fairRoom`).
    */
   private fairHeld = false;
   /** Counts the signals that there may be work (notifications, polls), to catch one that lands mid-claim. */
@@ -259,6 +272,29 @@ export class Producer implements LeaseBuffer {
   }
 
   /**
+   * Steps of kinds under fair share to hold claimed ahead of a free slot now: the local queue's
+   * size (none with slow handlers), at most {@link FairAheadPerSlot} and about
+   * {@link FairAheadMs} of work a slot.
+   */
+  private fairAhead(): number {
+    const { concurrency } = this.options;
+    const perSlot = Math.min(
+      FairAheadPerSlot,
+      FairAheadMs / Math.max(this.handlerMsAverage ?? FairAheadMs, 0.01),
+    );
+    return Math.min(this.prefetchNow(), Math.floor(concurrency * perSlot));
+  }
+
+  /**
+   * Places for steps of kinds under fair share: the free slots plus {@link fairAhead}, less the
+   * steps already claimed ahead (of any kind: they start first).
+   */
+  private fairRoom(): number {
+    const { concurrency } = this.options;
+    return Math.max(0, concurrency + this.fairAhead() - this.sink.running - this.buffered.length);
+  }
+
+  /**
    * Claim only once this many places are free: an eighth of the slots, or a quarter of the local
    * queue while one is kept, so a deep buffer is refilled in a few large claims, not many small.
    */
@@ -285,27 +321,21 @@ export class Producer implements LeaseBuffer {
       // idle worker claims at once, so a lone step starts without delay.
       const idle = this.sink.running + this.buffered.length === 0;
       if (room <= 0 || (room < this.batchMin() && !idle)) return;
-      // Steps of kinds under fair share are claimed for free slots only: held claimed ahead, one
-      // key's steps would start before another key's that arrive meanwhile, whatever the turn.
-      const freeSlots = Math.max(
-        0,
-        this.options.concurrency - this.sink.running - this.buffered.length,
-      );
-      // And while steps run, a claim for them waits until a quarter of the slots are free: one
-      // claim for every freed slot made the claim, not the handlers, the bound (decision 384).
-      if (
-        this.fairHeld &&
-        freeSlots < Math.max(1, Math.floor(this.options.concurrency / 4)) &&
-        this.sink.running > 0
-      )
-        return;
+      // Steps of kinds under fair share are claimed for the free slots and a short local queue,
+      // keys in turn, and start in that order (decision 385).
+      const fairRoom = this.fairRoom();
+      // While steps run or wait, a claim for them waits until a quarter of the slots and half of
+      // that local queue are free, so one claim takes many steps in turn, not one for every freed
+      // slot, and the steps still waiting keep the slots busy meanwhile (decisions 384, 385).
+      const fairBatch = Math.floor(this.options.concurrency / 4 + this.fairAhead() / 2);
+      if (this.fairHeld && fairRoom < Math.max(1, fairBatch) && !idle) return;
       let steps: ClaimedStep[];
       const signalsBefore = this.workSignals;
       try {
         steps = await this.store.claim({
           kinds: this.options.kinds,
           limit: room,
-          fairLimit: freeSlots,
+          fairLimit: fairRoom,
           workerId: this.options.workerId,
           leaseMs: this.options.leaseMs,
         });
@@ -321,7 +351,7 @@ export class Producer implements LeaseBuffer {
       // A notification that arrived while the claim ran may be for a step the claim missed.
       let fair = 0;
       for (const step of steps) if (step.fairShare) fair++;
-      this.fairHeld = fair > 0 && fair >= freeSlots;
+      this.fairHeld = fair > 0 && fair >= fairRoom;
       this.mayHaveMore =
         steps.length === room || this.fairHeld || this.workSignals !== signalsBefore;
       const claimedAt = performance.now();

@@ -14,9 +14,10 @@ export interface ClaimRequest {
   /** How long the claim holds without a heartbeat. */
   readonly leaseMs: number;
   /**
-   * Most steps of kinds under fair share to claim in this call (default: `limit`). A worker passes
-   * its free slots, so that it never holds one key's steps claimed ahead while another key's wait:
-   * the turn between keys is taken where the steps start.
+   * Most steps of kinds under fair share to claim in this call (default: `limit`). They come keys
+   * in turn, in the turn's order, which a worker starts them in. A worker passes its free slots
+   * plus a short local queue (a few steps a slot while handlers are quick), so a key that arrives
+   * late waits behind few claimed steps of the others (decision 385).
    */
   readonly fairLimit?: number;
 }

@@ -68,16 +68,18 @@ describe('claim', () => {
     expect(step.started_at!.getTime() - began.getTime()).toBeGreaterThanOrEqual(50);
   });
 
-  it('commits without waiting for its flush, in its own transaction only, and not under a limit', async () => {
+  it('commits without waiting for its flush, in its own transaction only, and not under a rate limit', async () => {
     // Decision 299: a lost claim costs a repeat run, so its commit does not wait for the disk; the
     // setting is local to the claim's transaction, so the connection's next one (a completion)
-    // commits durably, and a claim under a flow limit (whose starts a rate limit counts) too.
+    // commits durably. A claim under a cap alone does the same (decision 385); one under a rate
+    // limit, which counts the starts it records, commits durably.
     await fx.job('claim.commit-mode');
     await fx.store.setConcurrencyLimit({
       kind: 'claim.commit-mode-limited',
       max: 5,
       perKey: false,
     });
+    await fx.job('claim.commit-mode-limited');
     await fx.job('claim.commit-mode-limited');
     const client = await fx.pool.connect();
     const mode = async () =>
@@ -123,6 +125,24 @@ describe('claim', () => {
         scan: 5,
       });
       expect(limitedStep).toBeDefined();
+      expect(await mode()).toBe('off');
+      await client.query('COMMIT');
+      expect(await mode()).toBe(durable);
+
+      await fx.store.setRateLimit({
+        kind: 'claim.commit-mode-limited',
+        limit: 100,
+        periodMs: 60_000,
+        period: '1m',
+        perKey: false,
+      });
+      await client.query('BEGIN');
+      const [rated] = await claimLimitedSteps(exec, {
+        ...request,
+        kind: 'claim.commit-mode-limited',
+        scan: 5,
+      });
+      expect(rated).toBeDefined();
       expect(await mode()).toBe(durable);
       await client.query('COMMIT');
     } finally {

@@ -199,4 +199,16 @@ describe('fair share and the claimed-ahead queue', () => {
     expect(steps).toHaveLength(2);
     expect(steps.every((s) => s.fairShare === true)).toBe(true);
   });
+
+  it("hands a batch out in the turn's order, not a backlogged key's older steps first", async () => {
+    const kind = 'fair.batch-order';
+    await fx.store.setFairShare({ kind, weights: { B: 2 } });
+    await jobs(kind, 10, 'A');
+    await jobs(kind, 10, 'B');
+    await jobs(kind, 10, 'C');
+    // A worker starts a claimed-ahead batch in the order it comes: round by round, each key its
+    // weight, though every step of A is older than any of B's or C's.
+    expect(await keysOf(await claim(kind, 8))).toEqual(['A', 'B', 'B', 'C', 'A', 'B', 'B', 'C']);
+    expect(await keysOf(await claim(kind, 3))).toEqual(['A', 'B', 'B']);
+  });
 });

@@ -1,11 +1,13 @@
 /**
  * Fair share under a real worker: with one worker of concurrency 1 and quick handlers (which make
  * it claim ahead), a key's backlog does not hold back another key's steps enqueued after it;
- * weights share the starts under saturation; a per-key cap and priorities hold beside it; and its
- * removal brings back oldest first at once.
+ * weights share the starts under saturation; the steps it claims ahead come keys in turn, never
+ * one key's backlog; a per-key cap and priorities hold beside it; and its removal brings back
+ * oldest first for every claim after it.
  */
 import { describe, expect, it } from 'vitest';
 import type { StepContext } from '../../src/index.js';
+import { FairAheadPerSlot } from '../../src/producer.js';
 import { eventually, gate, useEngine } from '../engine.js';
 
 const engine = useEngine();
@@ -62,6 +64,56 @@ describe('fair share under a worker', () => {
     expect(Math.abs(share('light-1') - 0.2)).toBeLessThan(0.02);
     expect(Math.abs(share('light-2') - 0.2)).toBeLessThan(0.02);
   }, 150_000);
+
+  it("claims ahead of its slots keys in turn, never a backlogged key's steps in a row", async () => {
+    const kind = 'fair.worker-ahead';
+    await engine.client.setFairShare({ kind });
+    // A's backlog is older than every step of the others: oldest first would claim A's alone.
+    for (const [key, n] of [
+      ['A', 1_500],
+      ['B', 150],
+      ['C', 150],
+      ['D', 150],
+    ] as const) {
+      await engine.client.enqueueMany(
+        kind,
+        Array.from({ length: n }, () => ({ key })),
+        { concurrencyKey: key },
+      );
+    }
+    let started = 0;
+    await engine.startWorker({
+      concurrency: 2,
+      handlers: {
+        [kind]: () => {
+          started++;
+          return Promise.resolve(null);
+        },
+      },
+    });
+    // The steps the worker holds (claimed: running or waiting in its local queue), by key,
+    // sampled while the others' steps last.
+    let most = 0;
+    let worst = 0;
+    while (started < 400) {
+      const rows = await engine.pool.query<{ key: string; n: number }>(
+        `SELECT concurrency_key AS key, count(*)::int AS n FROM cyclone_steps
+         WHERE kind = $1 AND state = 'running' GROUP BY 1`,
+        [kind],
+      );
+      const held = rows.rows.reduce((sum, r) => sum + r.n, 0);
+      most = Math.max(most, held);
+      if (held >= 8) {
+        const a = rows.rows.find((r) => r.key === 'A')?.n ?? 0;
+        worst = Math.max(worst, a / held);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    // It held more than its two slots: a local queue, claimed ahead.
+    expect(most).toBeGreaterThanOrEqual(8);
+    // And A, a quarter of the turn, never held half of it.
+    expect(worst).toBeLessThan(0.5);
+  });
 
   it('orders by priority first, and keys in turn within a priority', async () => {
     const kind = 'fair.worker-priority';
@@ -132,8 +184,9 @@ describe('fair share under a worker', () => {
     const removed = gate();
     const handler = async (ctx: StepContext) => {
       started.push((ctx.input as { key: string }).key);
-      // The sixth start holds the only slot until fair share is gone: a worker claims steps of a
-      // kind under fair share for free slots only, so nothing is claimed meanwhile.
+      // The sixth start holds the only slot until fair share is gone. Meanwhile the worker holds
+      // at most its local queue of steps claimed ahead, keys in turn (`FairAheadPerSlot` for its
+      // one slot), and claims nothing more.
       if (started.length === 6) await removed.promise;
       return null;
     };
@@ -143,10 +196,13 @@ describe('fair share under a worker', () => {
     await engine.client.removeFairShare(kind);
     removed.open();
     await eventually(() => started.length === 40, 'every step to start', 30_000);
-    // Oldest first: the rest of A's (enqueued first), then the rest of B's.
-    expect(started.slice(6)).toEqual([
-      ...Array.from({ length: 17 }, () => 'A'),
-      ...Array.from({ length: 17 }, () => 'B'),
-    ]);
+    // The steps claimed ahead before the removal start first, in turn; every step claimed after
+    // it starts oldest first: the rest of A's (enqueued first), then the rest of B's.
+    const after = started.slice(6);
+    const oldestFirst = (keys: readonly string[]) => keys.join('').match(/^A*B*$/) !== null;
+    let ahead = 0;
+    while (!oldestFirst(after.slice(ahead))) ahead++;
+    expect(ahead).toBeLessThanOrEqual(FairAheadPerSlot);
+    expect(after.slice(ahead).filter((k) => k === 'A').length).toBeGreaterThan(0);
   });
 });

@@ -5,7 +5,6 @@ import {
   ClaimedFromState,
   claimedRows,
   claimedRowColumns,
-  claimOrder,
   type ClaimChangeParams,
   type ClaimedStepRow,
 } from './claim-parts.js';
@@ -65,9 +64,14 @@ const TurnOver = 1_000_000;
 const statement = defineStatement<ClaimFairStepsParams, ClaimFairStepsRow>(
   'claim-fair-steps',
   (t, p) => {
-    /** The claimable steps of the kind at the served level, as a WHERE clause on `s`. */
-    const atLevel = `s.state = ${available} AND s.kind = f.kind AND s.priority = lv.p
-        AND s.scheduled_at <= now()`;
+    /**
+     * The claimable steps of the kind at the served level, as a WHERE clause on `s`. The kind and
+     * the level are scalar subqueries, which the planner takes for constants: it then reads a key's
+     * steps in the fair index's order, its oldest first, and stops at its share, where a join with
+     * the CTEs made it read and sort every claimable step of the key (decision 385).
+     */
+    const atLevel = `s.state = ${available} AND s.kind = (SELECT ${p.kind}::text)
+        AND s.priority = (SELECT lv.p FROM lv) AND s.scheduled_at <= now()`;
     /** The first key with claimable steps after `bound` (compared with `op`). */
     const nextKey = (op: string, bound: string) => `SELECT s.concurrency_key AS key
       FROM ${t.steps} s WHERE ${atLevel} AND s.concurrency_key ${op} ${bound}
@@ -104,7 +108,7 @@ WITH RECURSIVE f AS MATERIALIZED (
 ), after(key, i, real) AS (
   -- The keys from the one whose turn it is to the last: that key itself while its turn lasts.
   SELECT f.cursor_key, 0, NOT f.cursor_done AND EXISTS (
-           SELECT 1 FROM ${t.steps} s, lv WHERE ${atLevel} AND s.concurrency_key = f.cursor_key)
+           SELECT 1 FROM ${t.steps} s WHERE ${atLevel} AND s.concurrency_key = f.cursor_key)
   FROM f WHERE f.cursor_key IS NOT NULL AND NOT f.cursor_keyless
   UNION ALL
   SELECT n.key, 1, true FROM f, lv, LATERAL (${nextKey('>=', "''")}) n
@@ -113,8 +117,11 @@ WITH RECURSIVE f AS MATERIALIZED (
   SELECT n.key, a.i + 1, true FROM after a, f, lv, LATERAL (${nextKey('>', 'a.key')}) n
   WHERE a.i < (SELECT ${p.visits}::int)
 ), keyless AS (
-  SELECT EXISTS (SELECT 1 FROM f, lv, ${t.steps} s WHERE ${atLevel} AND s.concurrency_key IS NULL)
-    AS found
+  -- One probe of the fair index from the end of the level, where the steps without a key sort:
+  -- asked whether any exists, the planner took the kind's keyless steps for many and scanned the
+  -- table for the first (decision 385).
+  SELECT coalesce((SELECT s.concurrency_key IS NULL FROM ${t.steps} s WHERE ${atLevel}
+                   ORDER BY s.concurrency_key DESC LIMIT 1), false) AS found
 ), before(key, i) AS (
   -- Then, the turn wrapped around, the keys from the first to the one whose turn it was.
   SELECT n.key, 1 FROM f, lv, LATERAL (${nextKey('>=', "''")}) n
@@ -182,11 +189,11 @@ WITH RECURSIVE f AS MATERIALIZED (
          CASE WHEN c.k <= v.first THEN 0 ELSE 1 + (c.k - v.first - 1) / v.w END AS round
   FROM quota v CROSS JOIN LATERAL (
     SELECT x.id, row_number() OVER (ORDER BY x.scheduled_at) AS k FROM (
-      (SELECT s.id, s.scheduled_at FROM f, lv, ${t.steps} s
+      (SELECT s.id, s.scheduled_at FROM ${t.steps} s
        WHERE v.keyed AND ${atLevel} AND s.concurrency_key = v.key
        ORDER BY s.concurrency_key, s.scheduled_at LIMIT v.q)
       UNION ALL
-      (SELECT s.id, s.scheduled_at FROM f, lv, ${t.steps} s
+      (SELECT s.id, s.scheduled_at FROM ${t.steps} s
        WHERE NOT v.keyed AND ${atLevel} AND s.concurrency_key IS NULL
        ORDER BY s.concurrency_key, s.scheduled_at LIMIT v.q)) x
   ) c
@@ -224,8 +231,11 @@ SELECT ${claimedRowColumns('rows')},
        (SELECT count(*)::int FROM visits) AS visited,
        (SELECT n FROM room) AS room
 -- One row at least, so that a claim of nothing still tells what it found.
-FROM (SELECT 1) AS one LEFT JOIN rows ON true
-${claimOrder('rows')}
+FROM (SELECT 1) AS one CROSS JOIN commit_mode LEFT JOIN rows ON true
+-- In the turn's order, which the worker starts them in: a batch claimed ahead of its slots
+-- starts keys in turn, not one key's older steps first (decision 385).
+LEFT JOIN allowed turn ON turn.id = rows.id
+ORDER BY turn.n
 `;
   },
 );

@@ -108,7 +108,7 @@ SELECT ${claimedRowColumns('rows')},
        (SELECT count(*)::int FROM allowed) AS allowed,
        (SELECT max(pos)::int FROM allowed) AS reach
 -- One row at least, so that a claim of nothing still tells how far it looked.
-FROM (SELECT 1) AS one LEFT JOIN rows ON true
+FROM (SELECT 1) AS one CROSS JOIN commit_mode LEFT JOIN rows ON true
 ${claimOrder('rows')}
 `,
 );

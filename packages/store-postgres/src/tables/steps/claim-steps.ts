@@ -68,8 +68,8 @@ export type ClaimStepsRow = { [K in keyof ClaimedStepRow]: ClaimedStepRow[K] | n
  * flush comes back with the steps available and their claims undone (at-least-once allows the
  * second run; the first one's late writes are fenced out), and every later write about a step
  * (a heartbeat, a completion, a failure) commits durably, which makes the claim before it durable
- * too. Claims under a flow limit keep the durable commit: a rate limit counts the starts they
- * record, and a start that ran must stay counted.
+ * too. The claims of limited and fair kinds do the same unless the kind has a rate limit, which
+ * counts the starts they record: a start that ran must stay counted (`claimWithinLimits`).
  */
 const statement = defineStatement<ClaimStepsParams, ClaimStepsRow>(
   'claim-steps',

@@ -20,8 +20,15 @@ export interface ClaimWithinLimitsSource {
 /**
  * The CTEs that end a claim of one kind within its limits, shared by the limited claim and the
  * fair claim: `claimed`, the update of the allowed steps, fenced; `recorded`, each start of a
- * rate-limited kind (by key under a per-key rate limit); and `purged`, the starts older than the
- * period (all of the kind's, once it has no rate limit).
+ * rate-limited kind (by key under a per-key rate limit); `purged`, the starts older than the
+ * period (all of the kind's, once it has no rate limit); and `commit_mode`, one row, which the
+ * statement must read (a CTE that is not read does not run).
+ *
+ * `commit_mode` lets the transaction commit without waiting for its WAL to reach the disk when
+ * the kind has no rate limit, as the unlimited claim does (decision 299): a claim lost in a crash
+ * leaves its steps available and the running steps a cap counts with it, and the fair share's
+ * turn lost with it only moves back. A rate-limited kind keeps the durable commit: a start that
+ * ran must stay counted (decision 385).
  */
 export function claimWithinLimits(t: Tables, { p, allowed, limits }: ClaimWithinLimitsSource) {
   return `claimed AS (
@@ -43,5 +50,9 @@ export function claimWithinLimits(t: Tables, { p, allowed, limits }: ClaimWithin
   DELETE FROM ${t.rateStarts} r USING ${limits}
   WHERE r.kind = l.kind
     AND (l.rate_limit IS NULL OR r.at <= now() - l.rate_period_ms * interval '1 millisecond')
+), commit_mode AS MATERIALIZED (
+  SELECT set_config('synchronous_commit',
+    CASE WHEN EXISTS (SELECT 1 FROM ${limits} WHERE l.rate_limit IS NOT NULL)
+         THEN current_setting('synchronous_commit') ELSE 'off' END, true) AS mode
 )`;
 }
