@@ -30,6 +30,16 @@ function splitAtLast(text: string, keyword: RegExp, what: string): [string, stri
   return [text.slice(0, at), text.slice(at)];
 }
 
+/**
+ * The SQL with no `:name` inside a string literal: pgbench reads one as a variable even there (the
+ * claim's `to_char` format `HH24:MI:SS`), so each such colon becomes `chr(58)` concatenated.
+ */
+function withoutColonsInLiterals(text: string): string {
+  return text.replace(/'[^']*'/g, (literal) =>
+    literal.replace(/:(?=[A-Za-z_])/g, "' || chr(58) || '"),
+  );
+}
+
 /** `$n` placeholders as pgbench variables: `rename(n)` names the variable of `$n`. */
 function withVariables(text: string, rename: (n: number) => string): string {
   return text.replace(/\$(\d+)/g, (_, n: string) => `:${rename(Number(n))}`);
@@ -58,7 +68,7 @@ const cyclone: BoundStatements = {
   claim: (name) => name.includes('claim-steps'),
   complete: (name) => name.includes('complete-steps'),
   script(claim, complete, batch) {
-    const claimText = withoutComments(claim.text);
+    const claimText = withoutColonsInLiterals(withoutComments(claim.text));
     // The limit is read through a scalar subquery (decision 286): `LIMIT (SELECT $n::int)`.
     const [limit] = positionOf(claimText, /LIMIT (?:\(SELECT )?\$(\d+)/, 'the claim statement');
     const [ctes, select] = splitAtLast(claimText, /\nSELECT /g, 'the claim statement');
