@@ -68,7 +68,7 @@ const statement = defineStatement<ClaimFairStepsParams, ClaimFairStepsRow>(
      * The claimable steps of the kind at the served level, as a WHERE clause on `s`. The kind and
      * the level are scalar subqueries, which the planner takes for constants: it then reads a key's
      * steps in the fair index's order, its oldest first, and stops at its share, where a join with
-     * the CTEs made it read and sort every claimable step of the key (decision 385).
+     * the CTEs made it read and sort every claimable step of the key (decision 386).
      */
     const atLevel = `s.state = ${available} AND s.kind = (SELECT ${p.kind}::text)
         AND s.priority = (SELECT lv.p FROM lv) AND s.scheduled_at <= now()`;
@@ -119,7 +119,7 @@ WITH RECURSIVE f AS MATERIALIZED (
 ), keyless AS (
   -- One probe of the fair index from the end of the level, where the steps without a key sort:
   -- asked whether any exists, the planner took the kind's keyless steps for many and scanned the
-  -- table for the first (decision 385).
+  -- table for the first (decision 386).
   SELECT coalesce((SELECT s.concurrency_key IS NULL FROM ${t.steps} s WHERE ${atLevel}
                    ORDER BY s.concurrency_key DESC LIMIT 1), false) AS found
 ), before(key, i) AS (

@@ -28,7 +28,7 @@ export interface ClaimWithinLimitsSource {
  * the kind has no rate limit, as the unlimited claim does (decision 299): a claim lost in a crash
  * leaves its steps available and the running steps a cap counts with it, and the fair share's
  * turn lost with it only moves back. A rate-limited kind keeps the durable commit: a start that
- * ran must stay counted (decision 385).
+ * ran must stay counted (decision 387).
  */
 export function claimWithinLimits(t: Tables, { p, allowed, limits }: ClaimWithinLimitsSource) {
   return `claimed AS (
