@@ -8,7 +8,7 @@ import {
   StepTrigger,
 } from '@cyclone/core';
 import type { SqlRunner } from '../db/sql-runner.js';
-import { uuidv7 } from '../db/ids.js';
+import { stepIdsOf } from '../db/ids.js';
 import { finishFanOut } from './finish-fan-out.js';
 import { failFanOutNode } from './fail-fan-out.js';
 import { insertItems } from '../tables/items/insert-items.js';
@@ -68,13 +68,16 @@ export async function expandFanOut(
 
   const withinState = insertedItemState({ withinLimit: true, runPaused });
   const beyondState = insertedItemState({ withinLimit: false, runPaused });
+  // The items take their run's millisecond, however long after the submit they are made, so they
+  // live in its period (decision 348); their ids increase with their index.
+  const nextItemId = stepIdsOf(runId);
   for (let offset = 0; offset < source.length; offset += ExpansionBatchSize) {
     const size = Math.min(ExpansionBatchSize, source.length - offset);
     await insertItems(db, {
       runId,
       nodeId: node.id,
       sourceNode: source.source,
-      itemIds: Array.from({ length: size }, () => uuidv7()),
+      itemIds: Array.from({ length: size }, nextItemId),
       offset,
       itemType: NodeType.Item,
       withinState,

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { workflow } from '@cyclone/core';
+import { stepIdsOf } from '../../src/db/ids.js';
 import { runOfDefinition } from '../../src/tables/runs/new-runs.js';
 import { claimOne, until, useStore } from '../fixture.js';
 
@@ -65,6 +66,46 @@ async function completeAllItems(kind: string) {
 }
 
 describe('fan-out expansion', () => {
+  it("gives items expanded days after the submit their run's millisecond, in index order across batches", async () => {
+    const def = workflow('fo-period')
+      .task('list', 'fo-period.list')
+      .fanOut('pack', 'fo-period.pack', { from: 'list' })
+      .build();
+    // The run as if submitted three days ago: its id, and so its steps' ids, carry that time.
+    const made = runOfDefinition(def, 'null');
+    const hex = (Date.now() - 3 * 86_400_000).toString(16).padStart(12, '0');
+    const runId = `${hex.slice(0, 8)}-${hex.slice(8)}${made.id.slice(13)}`;
+    const nextStepId = stepIdsOf(runId);
+    await fx.submit({
+      ...made,
+      id: runId,
+      steps: made.steps.map((s) => ({ ...s, id: nextStepId() })),
+    });
+
+    const list = await claimOne(fx, 'fo-period.list');
+    const size = 1_200; // two insert batches
+    await fx.store.complete([
+      {
+        stepId: list.id,
+        claimToken: list.claimToken,
+        outputJson: JSON.stringify(Array.from({ length: size }, (_, i) => i)),
+      },
+    ]);
+    const items = async () =>
+      fx.query<{ id: string; item_index: number }>(
+        `SELECT id, item_index FROM cyclone_steps
+         WHERE run_id = $1 AND item_index IS NOT NULL ORDER BY created_at, id`,
+        [runId],
+      );
+    await until(async () => (await items()).length === size, 'the expansion');
+    const expanded = await items();
+    // Made now, each item takes the run's 48-bit time: it lives in the run's period.
+    expect(new Set(expanded.map((i) => i.id.slice(0, 13)))).toEqual(new Set([runId.slice(0, 13)]));
+    expect(expanded.every((i) => i.id[14] === '7')).toBe(true);
+    // The order of `created_at, id` is the items' order, across the expansion's batches.
+    expect(expanded.map((i) => i.item_index)).toEqual(Array.from({ length: size }, (_, i) => i));
+  });
+
   it('a connection killed mid-expansion rolls it all back; settle-pending expands each item exactly once and the node completes once', async () => {
     const { runId, nodeId, listKind, itemKind } = await start('fo-crash');
     const { client: blocker, pid: blockerPid } = await sideClient();

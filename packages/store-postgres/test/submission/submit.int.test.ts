@@ -39,6 +39,28 @@ describe('submit', () => {
     expect((await fx.run(run.id)).input).toEqual({ x: 1 });
   });
 
+  it("gives every step of a workflow its run's millisecond, in node order", async () => {
+    const def = workflow('submit-period')
+      .task('a', 'k.a')
+      .waitSignal('w', { signal: 'go' })
+      .waitTimer('t', { waitFor: '1h' })
+      .child('c', { workflow: 'submit-period-child' })
+      .fanOut('f', 'k.f', { from: 'a', dependsOn: ['c'] })
+      .task('z', 'k.z', { dependsOn: ['w', 't', 'f'] })
+      .build();
+    const run = runOfDefinition(def, 'null');
+    await fx.submit(run);
+    const steps = await fx.query<{ id: string; node: string }>(
+      'SELECT id, node FROM cyclone_steps WHERE run_id = $1 ORDER BY created_at, id',
+      [run.id],
+    );
+    expect(steps.map((s) => s.node)).toEqual(def.nodes.map((n) => n.name));
+    for (const step of steps) {
+      expect(step.id.slice(0, 13), step.node).toBe(run.id.slice(0, 13));
+      expect(step.id, step.node).not.toBe(run.id);
+    }
+  });
+
   it('returns the existing run for an idempotency key that is taken, inserting nothing', async () => {
     const first = runOfJob('mail.send', 'null', { idempotencyKey: 'order-7' });
     const second = runOfJob('mail.send', 'null', { idempotencyKey: 'order-7' });

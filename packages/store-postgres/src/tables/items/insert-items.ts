@@ -61,7 +61,10 @@ WITH node AS (
          '{}'::text[], 0, n.on_dep_failure, n.id, x.idx, el.value, n.max_attempts,
          n.timeout_ms, n.backoff, now(), n.concurrency_key, n.priority
   FROM node n CROSS JOIN positions x JOIN elements el ON el.ord = x.ord
-  ON CONFLICT (parent_step_id, item_index) WHERE parent_step_id IS NOT NULL DO NOTHING
+  -- Without a target: on steps partitioned by period the pair is unique by each partition's own
+  -- index, which only a targetless clause can arbitrate by (decision 349). An item's id is fresh,
+  -- so the pair is the only conflict there can be.
+  ON CONFLICT DO NOTHING
   RETURNING id, run_id, node, kind, state
 ), counted AS (
   UPDATE ${t.runs} r SET open_steps = r.open_steps + (SELECT count(*) FROM inserted)

@@ -8,7 +8,7 @@ import {
   type WorkflowDefinition,
 } from '@cyclone/core';
 import type { NewJobOptions, NewRun, NewRunOptions, NewStep } from '../../contract/new-run.js';
-import { uuidv7 } from '../../db/ids.js';
+import { stepIdsOf, uuidv7 } from '../../db/ids.js';
 
 type DefinitionNode = WorkflowDefinition['nodes'][number];
 
@@ -37,10 +37,10 @@ interface StepFlow {
   readonly priority: number;
 }
 
-function stepOf(node: DefinitionNode, flow: StepFlow): NewStep {
+function stepOf(node: DefinitionNode, flow: StepFlow, id: string): NewStep {
   const hasDependencies = node.dependsOn.length > 0;
   const base = {
-    id: uuidv7(),
+    id,
     node: node.name,
     nodeType: node.type,
     state: insertedState(node.type, hasDependencies),
@@ -153,8 +153,12 @@ export function runOfDefinition(
     concurrencyKey: options.concurrencyKey ?? null,
     priority: options.priority ?? 0,
   };
+  // Each step id carries the run's millisecond, so the steps live in their run's period
+  // (decision 348), and increases in node order, as the order of `created_at, id` needs.
+  const id = uuidv7();
+  const nextStepId = stepIdsOf(id);
   return {
-    id: uuidv7(),
+    id,
     workflow: definition.name,
     definition,
     inputJson,
@@ -164,7 +168,7 @@ export function runOfDefinition(
     parentRunId: options.parentRunId ?? null,
     parentStepId: options.parentStepId ?? null,
     traceContext: options.traceContext ?? null,
-    steps: definition.nodes.map((node) => stepOf(node, flow)),
+    steps: definition.nodes.map((node) => stepOf(node, flow, nextStepId())),
   };
 }
 
