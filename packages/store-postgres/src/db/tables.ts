@@ -10,8 +10,6 @@ export function quoteIdent(name: string): string {
 export interface Tables {
   readonly schema: string;
   readonly runs: string;
-  /** The idempotency keys of runs: what makes a key unique (decision 349). */
-  readonly runKeys: string;
   readonly steps: string;
   readonly workflows: string;
   readonly signals: string;
@@ -51,7 +49,6 @@ export function tablesIn(schema = 'public'): Tables {
   return {
     schema,
     runs: q('cyclone_runs'),
-    runKeys: q('cyclone_run_keys'),
     steps: q('cyclone_steps'),
     workflows: q('cyclone_workflows'),
     signals: q('cyclone_signals'),

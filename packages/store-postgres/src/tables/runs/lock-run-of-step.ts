@@ -12,7 +12,7 @@ const statement = defineStatement<LockRunOfStepParams, LockedRunRow>(
   'lock-run-of-step',
   (t, p) => `
 SELECT r.id, r.state FROM ${t.runs} r
-WHERE r.id = (SELECT run_id FROM ${t.steps} WHERE id = ${p.stepId})
+WHERE r.id = (SELECT run_id FROM ${t.steps} WHERE id = (SELECT ${p.stepId}::uuid))
 FOR UPDATE
 `,
 );

@@ -31,12 +31,12 @@ SELECT r.id, r.state, n.node_types, n.has_cached_tasks
 FROM ${t.runs} r
 CROSS JOIN LATERAL (
   SELECT coalesce(array_agg(DISTINCT s.node_type), '{}') AS node_types,
-         coalesce(bool_or(s.node_type = ${p.taskType}::text AND s.cache_ttl_ms IS NOT NULL), false)
+         coalesce(bool_or(s.node_type = (SELECT ${p.taskType}::text) AND s.cache_ttl_ms IS NOT NULL), false)
            AS has_cached_tasks
   FROM ${t.steps} s
   WHERE ${stepsOfRun('s', 'r.id')} AND s.item_index IS NULL
 ) n
-WHERE r.id = ${p.runId}
+WHERE r.id = (SELECT ${p.runId}::uuid)
 FOR UPDATE OF r`,
 );
 

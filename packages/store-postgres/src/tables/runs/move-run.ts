@@ -49,41 +49,41 @@ const statement = defineStatement<
   'move-run',
   (t, p) => `
 WITH previous AS (
-  SELECT state, paused_at FROM ${t.runs} WHERE id = ${p.runId}
+  SELECT state, paused_at FROM ${t.runs} WHERE id = (SELECT ${p.runId}::uuid)
 ), changed AS (
   UPDATE ${t.runs} r
-  SET state = ${p.toState}::text,
-      ended_at = CASE WHEN ${p.terminal}::boolean THEN now() ELSE NULL END,
-      paused_at = CASE WHEN ${p.pausing}::boolean THEN now() ELSE NULL END,
-      error_kind = CASE WHEN ${p.clearError}::boolean THEN NULL
-                        ELSE coalesce(${p.errorKind}::text, r.error_kind) END,
-      error = CASE WHEN ${p.clearError}::boolean THEN NULL
-                   ELSE coalesce(${p.error}::text, r.error) END,
-      failed_node = CASE WHEN ${p.clearError}::boolean THEN NULL
-                         ELSE coalesce(${p.failedNode}::text, r.failed_node) END,
+  SET state = (SELECT ${p.toState}::text),
+      ended_at = CASE WHEN (SELECT ${p.terminal}::boolean) THEN now() ELSE NULL END,
+      paused_at = CASE WHEN (SELECT ${p.pausing}::boolean) THEN now() ELSE NULL END,
+      error_kind = CASE WHEN (SELECT ${p.clearError}::boolean) THEN NULL
+                        ELSE coalesce((SELECT ${p.errorKind}::text), r.error_kind) END,
+      error = CASE WHEN (SELECT ${p.clearError}::boolean) THEN NULL
+                   ELSE coalesce((SELECT ${p.error}::text), r.error) END,
+      failed_node = CASE WHEN (SELECT ${p.clearError}::boolean) THEN NULL
+                         ELSE coalesce((SELECT ${p.failedNode}::text), r.failed_node) END,
       open_steps = (SELECT count(*) FROM ${t.steps} s
-                    WHERE ${stepsOfRun('s', 'r.id')} AND s.state <> ALL(${p.terminalStepStates}::text[]))
-  WHERE r.id = ${p.runId} AND r.state = ANY(${p.fromStates}::text[])
+                    WHERE ${stepsOfRun('s', 'r.id')} AND s.state <> ALL((SELECT ${p.terminalStepStates}::text[])::text[]))
+  WHERE r.id = (SELECT ${p.runId}::uuid) AND r.state = ANY((SELECT ${p.fromStates}::text[])::text[])
   RETURNING r.id, r.state, r.parent_run_id
 ), parent_marked AS (
   INSERT INTO ${t.settlements} (run_id)
-  SELECT parent_run_id FROM changed WHERE ${p.terminal}::boolean AND parent_run_id IS NOT NULL
+  SELECT parent_run_id FROM changed WHERE (SELECT ${p.terminal}::boolean) AND parent_run_id IS NOT NULL
   ON CONFLICT (run_id) DO NOTHING
 ), events AS (
   ${recordEvents(t, {
     source: 'changed c, previous p',
-    where: `${p.eventType}::text IS NOT NULL`,
+    where: `(SELECT ${p.eventType}::text) IS NOT NULL`,
     runId: 'c.id',
     stepId: 'NULL',
     node: 'NULL',
-    type: `${p.eventType}::text`,
+    type: `(SELECT ${p.eventType}::text)`,
     from: 'p.state',
     to: 'c.state',
-    trigger: `${p.trigger}::text`,
-    errorKind: `${p.errorKind}::text`,
+    trigger: `(SELECT ${p.trigger}::text)`,
+    errorKind: `(SELECT ${p.errorKind}::text)`,
   })}
 ), notified AS (
-  SELECT pg_notify('${Channels.runsEnded}', id::text) FROM changed WHERE ${p.terminal}::boolean
+  SELECT pg_notify('${Channels.runsEnded}', id::text) FROM changed WHERE (SELECT ${p.terminal}::boolean)
 )
 SELECT c.id, c.state, c.parent_run_id,
        (SELECT (extract(epoch FROM now() - p.paused_at) * 1000)::bigint FROM previous p) AS paused_ms,

@@ -66,7 +66,9 @@ function claimTokenSql(t: Pick<Tables, 'eventIds'>): string {
 /**
  * The SQL a claim statement sets on each step it claims, besides the state: a fresh claim token
  * (the fence of every later write), the claimant, a lease, the start, and the id of the claim's
- * `step_started` event, which the row tells from now on (`cyclone_history`).
+ * `step_started` event, which the row tells from now on (`cyclone_history`). The claimant and the
+ * lease (parameters) are read through scalar subqueries, as every value of a statement on runs and
+ * steps is, so that the statement keeps its generic plan (decision 420).
  */
 export function claimColumns(
   t: Pick<Tables, 'eventIds'>,
@@ -77,8 +79,8 @@ export function claimColumns(
   // now() is the transaction's start, which may come before the commit of a change this claim
   // sees (a retry or snooze whose event time is later than the step's new `scheduled_at`), and
   // the step's history would then start its next attempt before the event that led to it.
-  return `claim_token = ${claimTokenSql(t)}, claimed_by = ${workerId},
-      lease_expires_at = now() + ${leaseMs}::bigint * interval '1 millisecond',
+  return `claim_token = ${claimTokenSql(t)}, claimed_by = (SELECT ${workerId}::text),
+      lease_expires_at = now() + (SELECT ${leaseMs}::bigint) * interval '1 millisecond',
       started_at = clock_timestamp(), started_event_id = nextval(${t.eventIds})`;
 }
 

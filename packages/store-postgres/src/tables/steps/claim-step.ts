@@ -25,8 +25,8 @@ const statement = defineStatement<ClaimStepParams, ClaimedOneRow>(
   (t, p) => `
 WITH claimed AS (
   UPDATE ${t.steps}
-  SET state = ${p.toState}::text, ${claimColumns(t, p.workerId, p.leaseMs)}
-  WHERE id = ${p.stepId} AND state = ANY(${p.fromStates}::text[])
+  SET state = (SELECT ${p.toState}::text), ${claimColumns(t, p.workerId, p.leaseMs)}
+  WHERE id = (SELECT ${p.stepId}::uuid) AND state = ANY((SELECT ${p.fromStates}::text[])::text[])
   RETURNING id, run_id, node, attempts, claim_token
 )
 SELECT id, claim_token, attempts FROM claimed

@@ -92,12 +92,15 @@ WITH limited AS (
   LIMIT (SELECT ${p.limit}::int)
 ), claimed AS (
   UPDATE ${t.steps} s
-  SET state = ${p.toState}::text, ${claimColumns(t, p.workerId, p.leaseMs)}
-  -- By primary key alone. The picked rows are locked and were rechecked as available under the
-  -- lock, so they still are: that is the change's fence (ClaimedFromState). Naming the state here
-  -- too lets the planner AND the whole claim index into a bitmap, a read as long as the queue;
-  -- joining the picked ids instead lets it walk the claim index once per picked row.
-  WHERE s.id = ANY(ARRAY(SELECT id FROM picked))
+  SET state = (SELECT ${p.toState}::text), ${claimColumns(t, p.workerId, p.leaseMs)}
+  -- By primary key alone, a join with the picked ids: one probe of the key a row, which on a
+  -- table partitioned by id visits the row's partition alone (decision 420), where
+  -- id = ANY(ARRAY(...)) probes every partition's key for every id. The picked rows are locked and
+  -- were rechecked as available under the lock, so they still are: that is the change's fence
+  -- (ClaimedFromState). Naming the state here too would let the planner AND the whole claim index
+  -- into a bitmap, a read as long as the queue, or walk it once per picked row.
+  FROM picked
+  WHERE s.id = picked.id
   RETURNING ${ClaimedColumns}
 ), rows AS (
   ${claimedRows(t)}

@@ -148,23 +148,29 @@ const statement = defineStatement<CompleteStepsParams, CompleteStepsRow>(
   'complete-steps',
   (t, p) => `
 WITH input AS (
-  SELECT (${p.stepIds}::uuid[])[o.ord] AS id, (${p.claimTokens}::uuid[])[o.ord] AS token,
-         o.output
-  FROM jsonb_array_elements(${p.outputs}::jsonb) WITH ORDINALITY AS o(output, ord)
+  -- The lists side by side, a row for each position. By unnest, whose rows the planner counts as
+  -- few (10) when it cannot see the array: then it probes the steps' key a row rather than read
+  -- the whole table into a hash, which on a partitioned table it costs as a probe of every
+  -- partition's key a row.
+  SELECT c.id, c.token, (SELECT ${p.outputs}::jsonb) -> (c.ord::int - 1) AS output
+  FROM unnest((SELECT ${p.stepIds}::uuid[]), (SELECT ${p.claimTokens}::uuid[]))
+       WITH ORDINALITY AS c(id, token, ord)
 ), done AS (
   UPDATE ${t.steps} s
-  SET state = ${p.completeToState}::text, output = c.output,
-      attempts = s.attempts + CASE WHEN ${p.countAttempt}::boolean THEN 1 ELSE 0 END,
-      timed_out = ${p.timedOut}::boolean, cached = ${p.cached}::boolean, ended_at = now(),
+  SET state = (SELECT ${p.completeToState}::text), output = c.output,
+      attempts = s.attempts + CASE WHEN (SELECT ${p.countAttempt}::boolean) THEN 1 ELSE 0 END,
+      timed_out = (SELECT ${p.timedOut}::boolean), cached = (SELECT ${p.cached}::boolean), ended_at = now(),
       lease_expires_at = NULL,
       -- A handler's success is told by the row (cyclone_history): its event's id, no event row.
-      completed_event_id = CASE WHEN ${p.countAttempt}::boolean THEN nextval(${t.eventIds})
+      completed_event_id = CASE WHEN (SELECT ${p.countAttempt}::boolean) THEN nextval(${t.eventIds})
                                 ELSE s.completed_event_id END
   FROM input c
-  -- A wait node holds no claim: its token is null on both sides.
-  WHERE s.id = ANY(${p.stepIds}::uuid[]) AND s.id = c.id
+  -- By a join, one probe of the primary key a step: on a table partitioned by id it visits the
+  -- step's partition alone, where id = ANY(...) probes every partition's key for every step
+  -- (decision 420). A wait node holds no claim: its token is null on both sides.
+  WHERE s.id = c.id
     AND s.claim_token IS NOT DISTINCT FROM c.token
-    AND s.state = ANY(${p.completeFromStates}::text[])
+    AND s.state = ANY((SELECT ${p.completeFromStates}::text[])::text[])
   RETURNING s.id, s.run_id, s.node, s.node_type, s.kind, s.started_at, s.attempts, s.output,
             s.cache_key, s.cache_ttl_ms
 ), per_run AS (
@@ -180,9 +186,9 @@ WITH input AS (
                             CASE WHEN r.definition_hash IS NULL THEN p.first_started
                                  ELSE (SELECT min(x.started_at) FROM ${t.steps} x
                                        WHERE ${workflowStepsOfRun('x', 'r.id')}) END),
-      state = CASE WHEN r.open_steps = p.n AND r.state = ANY(${p.runCompleteFromStates}::text[])
-                   THEN ${p.runCompleteToState}::text ELSE r.state END,
-      ended_at = CASE WHEN r.open_steps = p.n AND r.state = ANY(${p.runCompleteFromStates}::text[])
+      state = CASE WHEN r.open_steps = p.n AND r.state = ANY((SELECT ${p.runCompleteFromStates}::text[])::text[])
+                   THEN (SELECT ${p.runCompleteToState}::text) ELSE r.state END,
+      ended_at = CASE WHEN r.open_steps = p.n AND r.state = ANY((SELECT ${p.runCompleteFromStates}::text[])::text[])
                       THEN now() ELSE r.ended_at END
   FROM per_run p
   WHERE r.id = p.run_id
@@ -195,7 +201,7 @@ WITH input AS (
   -- counts its dependency but stays pending.
   SELECT d.id, count(*)::int AS n,
          bool_and(done.run_id = ANY(ARRAY(SELECT id FROM run_upd
-                                          WHERE state = ${p.promotingRunState}::text)))
+                                          WHERE state = (SELECT ${p.promotingRunState}::text))))
            AS promoting
   FROM done JOIN ${t.steps} d ON ${workflowStepsOfRun('d', 'done.run_id')} AND done.node = ANY(d.depends_on)
   WHERE done.run_id = ANY(ARRAY(SELECT id FROM run_upd WHERE definition_hash IS NOT NULL))
@@ -205,21 +211,21 @@ WITH input AS (
   UPDATE ${t.steps} d
   SET deps_remaining = d.deps_remaining - h.n,
       -- A task with a result cache stays pending: settlement looks its key up first.
-      state = CASE WHEN ${becomesReady} THEN ${p.promoteToState}::text ELSE d.state END,
+      state = CASE WHEN ${becomesReady} THEN (SELECT ${p.promoteToState}::text) ELSE d.state END,
       scheduled_at = CASE WHEN ${becomesReady} THEN now() ELSE d.scheduled_at END,
       -- Its step_ready is told by the row (cyclone_history): the event's id and time, no event row.
       ready_event_id = CASE WHEN ${becomesReady} THEN nextval(${t.eventIds})
                             ELSE d.ready_event_id END,
       ready_at = CASE WHEN ${becomesReady} THEN clock_timestamp() ELSE d.ready_at END
   FROM dep_hits h
-  WHERE d.id = h.id AND d.state = ANY(${p.promoteFromStates}::text[])
+  WHERE d.id = h.id AND d.state = ANY((SELECT ${p.promoteFromStates}::text[])::text[])
   RETURNING d.id, d.run_id, d.node, d.kind, d.state, d.node_type, d.deps_remaining,
             d.cache_ttl_ms
 ), ended AS (
   SELECT id, parent_run_id FROM run_upd
-  WHERE state = ${p.runCompleteToState}::text AND open_steps = 0
+  WHERE state = (SELECT ${p.runCompleteToState}::text) AND open_steps = 0
 ), settle AS (
-  SELECT id FROM run_upd WHERE has_items AND state = ANY(${p.openRunStates}::text[])
+  SELECT id FROM run_upd WHERE has_items AND state = ANY((SELECT ${p.openRunStates}::text[])::text[])
   UNION
   SELECT run_id FROM promoted
   WHERE deps_remaining = 0 AND (node_type <> 'task' OR cache_ttl_ms IS NOT NULL)
@@ -237,7 +243,7 @@ WITH input AS (
   SELECT DISTINCT ON (kind, cache_key) kind, cache_key, output, id,
          now() + cache_ttl_ms * interval '1 millisecond'
   FROM done
-  WHERE ${p.countAttempt}::boolean AND cache_key IS NOT NULL AND cache_ttl_ms IS NOT NULL
+  WHERE (SELECT ${p.countAttempt}::boolean) AND cache_key IS NOT NULL AND cache_ttl_ms IS NOT NULL
   ON CONFLICT (kind, key) DO UPDATE
   SET output = excluded.output, step_id = excluded.step_id, created_at = now(),
       expires_at = excluded.expires_at
@@ -246,23 +252,23 @@ WITH input AS (
     // Only nodes no worker runs store their completion (a wait's, a child's, a fan-out's); a
     // handler's success and a completed run (run_completed) are told by their rows.
     source: 'done',
-    where: `NOT ${p.countAttempt}::boolean`,
-    type: `${p.completeEventType}::text`,
-    from: `${p.completeEventFrom}::text`,
-    to: `${p.completeToState}::text`,
-    trigger: `${p.completeTrigger}::text`,
+    where: `NOT (SELECT ${p.countAttempt}::boolean)`,
+    type: `(SELECT ${p.completeEventType}::text)`,
+    from: `(SELECT ${p.completeEventFrom}::text)`,
+    to: `(SELECT ${p.completeToState}::text)`,
+    trigger: `(SELECT ${p.completeTrigger}::text)`,
   })}
 ), notify_steps AS (
   SELECT pg_notify('${Channels.stepsAvailable}', kind)
   FROM (SELECT DISTINCT kind FROM promoted
-        WHERE state = ${p.promoteToState}::text AND kind IS NOT NULL) k
+        WHERE state = (SELECT ${p.promoteToState}::text) AND kind IS NOT NULL) k
 ), notify_limited AS (
   ${freedPlacesNotice(t, 'done', true)}
 ), notify_runs AS (${notifyIdsInChunks(Channels.runsEnded, 'ended')}
 )
 SELECT 'fenced' AS what, i.id FROM input i WHERE i.id NOT IN (SELECT id FROM done)
 UNION ALL SELECT 'settle', id FROM settle
-UNION ALL SELECT 'ended', id FROM ended WHERE ${p.reportEnded}::boolean
+UNION ALL SELECT 'ended', id FROM ended WHERE (SELECT ${p.reportEnded}::boolean)
 UNION ALL SELECT 'notified', NULL FROM notify_steps
 UNION ALL SELECT 'notified', NULL FROM notify_limited
 UNION ALL SELECT 'notified', NULL FROM notify_runs

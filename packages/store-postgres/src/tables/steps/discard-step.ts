@@ -44,33 +44,36 @@ const statement = defineStatement<DiscardStepParams, DiscardedStepRow>(
   (t, p) => `
 WITH gone AS (
   UPDATE ${t.steps} s
-  SET state = ${p.toState}::text,
-      attempts = s.attempts + CASE WHEN ${p.chargeAttempt}::boolean THEN 1 ELSE 0 END,
-      error = ${p.error}::text, error_kind = ${p.errorKind}::text,
-      panic_stack = ${p.panicStack}::text, ended_at = now(), lease_expires_at = NULL
-  WHERE s.id = ${p.stepId} AND s.claim_token = ${p.claimToken}
-    AND s.state = ANY(${p.fromStates}::text[])
-    AND (NOT ${p.requireExpiredLease}::boolean OR s.lease_expires_at < now())
+  SET state = (SELECT ${p.toState}::text),
+      attempts = s.attempts + CASE WHEN (SELECT ${p.chargeAttempt}::boolean) THEN 1 ELSE 0 END,
+      error = (SELECT ${p.error}::text), error_kind = (SELECT ${p.errorKind}::text),
+      panic_stack = (SELECT ${p.panicStack}::text), ended_at = now(), lease_expires_at = NULL
+  WHERE s.id = (SELECT ${p.stepId}::uuid) AND s.claim_token = (SELECT ${p.claimToken}::uuid)
+    AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])
+    AND (NOT (SELECT ${p.requireExpiredLease}::boolean) OR s.lease_expires_at < now())
   RETURNING s.id, s.run_id, s.node, s.kind, s.attempts, s.started_at, s.started_event_id, s.claimed_by
 ), counted AS (
   UPDATE ${t.runs} r
   SET open_steps = r.open_steps - 1,
-      failure_count = r.failure_count + CASE WHEN ${p.chargeAttempt}::boolean THEN 1 ELSE 0 END,
+      failure_count = r.failure_count + CASE WHEN (SELECT ${p.chargeAttempt}::boolean) THEN 1 ELSE 0 END,
       started_at = coalesce(r.started_at, (SELECT min(x.started_at) FROM ${t.steps} x
                                            WHERE ${stepsOfRun('x', 'r.id')}))
   FROM gone WHERE r.id = gone.run_id
 ), events AS (
   ${recordEvents(
     t,
-    storedClaimEvent('gone', `attempts + CASE WHEN ${p.chargeAttempt}::boolean THEN 0 ELSE 1 END`),
+    storedClaimEvent(
+      'gone',
+      `attempts + CASE WHEN (SELECT ${p.chargeAttempt}::boolean) THEN 0 ELSE 1 END`,
+    ),
     {
       source: 'gone',
-      type: `${p.eventType}::text`,
-      from: `${p.eventFrom}::text`,
-      to: `${p.toState}::text`,
-      trigger: `${p.trigger}::text`,
-      errorKind: `${p.errorKind}::text`,
-      detail: `${p.detail}`,
+      type: `(SELECT ${p.eventType}::text)`,
+      from: `(SELECT ${p.eventFrom}::text)`,
+      to: `(SELECT ${p.toState}::text)`,
+      trigger: `(SELECT ${p.trigger}::text)`,
+      errorKind: `(SELECT ${p.errorKind}::text)`,
+      detail: `(SELECT ${p.detail}::jsonb)`,
     },
   )}
 ), freed AS (${freedPlacesNotice(t, 'gone', true)}

@@ -21,8 +21,8 @@ const statement = defineStatement<HeartbeatStepsParams, HeldStepRow>(
   'heartbeat-steps',
   (t, p) => `
 UPDATE ${t.steps} s
-SET lease_expires_at = now() + ${p.leaseMs}::bigint * interval '1 millisecond'
-FROM unnest(${p.stepIds}::uuid[], ${p.claimTokens}::uuid[]) AS h(id, token)
+SET lease_expires_at = now() + (SELECT ${p.leaseMs}::bigint) * interval '1 millisecond'
+FROM unnest((SELECT ${p.stepIds}::uuid[]), (SELECT ${p.claimTokens}::uuid[])) AS h(id, token)
 WHERE s.id = h.id AND s.claim_token = h.token AND s.state = 'running'
 RETURNING s.id
 `,

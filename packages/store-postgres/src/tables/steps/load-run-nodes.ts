@@ -30,7 +30,7 @@ const statement = defineStatement<LoadRunNodesParams, RunNodeRow>(
 SELECT id, node, node_type, state, depends_on, deps_remaining, on_dep_failure, error_kind, error,
        child_run_id
 FROM ${t.steps} s
-WHERE ${stepsOfRun('s', p.runId)} AND item_index IS NULL
+WHERE ${stepsOfRun('s', `(SELECT ${p.runId}::uuid)`)} AND item_index IS NULL
 ORDER BY created_at, id
 `,
 );

@@ -44,40 +44,43 @@ const statement = defineStatement<RescheduleStepParams, RescheduledStepRow>(
   'reschedule-step',
   (t, p) => `
 WITH run AS (
-  SELECT r.id, r.state, r.state = ${p.pausedRunState}::text AS paused FROM ${t.runs} r
-  WHERE r.id = (SELECT run_id FROM ${t.steps} WHERE id = ${p.stepId})
+  SELECT r.id, r.state, r.state = (SELECT ${p.pausedRunState}::text) AS paused FROM ${t.runs} r
+  WHERE r.id = (SELECT run_id FROM ${t.steps} WHERE id = (SELECT ${p.stepId}::uuid))
   FOR UPDATE
 ), moved AS (
   UPDATE ${t.steps} s
-  SET state = CASE WHEN run.paused THEN ${p.pausedToState}::text ELSE ${p.toState}::text END,
-      attempts = s.attempts + CASE WHEN ${p.chargeAttempt}::boolean THEN 1 ELSE 0 END,
-      scheduled_at = now() + ${p.delayMs}::bigint * interval '1 millisecond',
-      error = CASE WHEN ${p.errorKind}::text IS NULL THEN s.error ELSE ${p.error}::text END,
-      error_kind = coalesce(${p.errorKind}::text, s.error_kind),
-      panic_stack = CASE WHEN ${p.errorKind}::text IS NULL THEN s.panic_stack
-                         ELSE ${p.panicStack}::text END,
+  SET state = CASE WHEN run.paused THEN (SELECT ${p.pausedToState}::text) ELSE (SELECT ${p.toState}::text) END,
+      attempts = s.attempts + CASE WHEN (SELECT ${p.chargeAttempt}::boolean) THEN 1 ELSE 0 END,
+      scheduled_at = now() + (SELECT ${p.delayMs}::bigint) * interval '1 millisecond',
+      error = CASE WHEN (SELECT ${p.errorKind}::text) IS NULL THEN s.error ELSE (SELECT ${p.error}::text) END,
+      error_kind = coalesce((SELECT ${p.errorKind}::text), s.error_kind),
+      panic_stack = CASE WHEN (SELECT ${p.errorKind}::text) IS NULL THEN s.panic_stack
+                         ELSE (SELECT ${p.panicStack}::text) END,
       lease_expires_at = NULL
   FROM run
-  WHERE s.id = ${p.stepId} AND s.claim_token = ${p.claimToken} AND s.run_id = run.id
-    AND s.state = ANY(CASE WHEN run.paused THEN ${p.pausedFromStates}::text[]
-                           ELSE ${p.fromStates}::text[] END)
+  WHERE s.id = (SELECT ${p.stepId}::uuid) AND s.claim_token = (SELECT ${p.claimToken}::uuid) AND s.run_id = run.id
+    AND s.state = ANY(CASE WHEN run.paused THEN (SELECT ${p.pausedFromStates}::text[])
+                           ELSE (SELECT ${p.fromStates}::text[]) END)
   RETURNING s.id, s.run_id, s.node, s.kind, s.state, s.attempts, s.scheduled_at, run.paused,
             s.started_event_id, s.started_at, s.claimed_by
 ), counted AS (
   UPDATE ${t.runs} r SET failure_count = r.failure_count + 1
-  FROM moved WHERE r.id = moved.run_id AND ${p.chargeAttempt}::boolean
+  FROM moved WHERE r.id = moved.run_id AND (SELECT ${p.chargeAttempt}::boolean)
 ), events AS (
   ${recordEvents(
     t,
-    storedClaimEvent('moved', `attempts + CASE WHEN ${p.chargeAttempt}::boolean THEN 0 ELSE 1 END`),
+    storedClaimEvent(
+      'moved',
+      `attempts + CASE WHEN (SELECT ${p.chargeAttempt}::boolean) THEN 0 ELSE 1 END`,
+    ),
     {
       source: 'moved',
-      type: `${p.eventType}::text`,
-      from: `CASE WHEN paused THEN ${p.pausedEventFrom}::text ELSE ${p.eventFrom}::text END`,
+      type: `(SELECT ${p.eventType}::text)`,
+      from: `CASE WHEN paused THEN (SELECT ${p.pausedEventFrom}::text) ELSE (SELECT ${p.eventFrom}::text) END`,
       to: 'state',
-      trigger: `CASE WHEN paused THEN ${p.pausedTrigger}::text ELSE ${p.trigger}::text END`,
-      errorKind: `${p.errorKind}::text`,
-      detail: `${p.detail}`,
+      trigger: `CASE WHEN paused THEN (SELECT ${p.pausedTrigger}::text) ELSE (SELECT ${p.trigger}::text) END`,
+      errorKind: `(SELECT ${p.errorKind}::text)`,
+      detail: `(SELECT ${p.detail}::jsonb)`,
     },
   )}
 ), notified AS (
