@@ -10,6 +10,8 @@ export function quoteIdent(name: string): string {
 export interface Tables {
   readonly schema: string;
   readonly runs: string;
+  /** The idempotency keys of runs: what makes a key unique (decision 349). */
+  readonly runKeys: string;
   readonly steps: string;
   readonly workflows: string;
   readonly signals: string;
@@ -49,6 +51,7 @@ export function tablesIn(schema = 'public'): Tables {
   return {
     schema,
     runs: q('cyclone_runs'),
+    runKeys: q('cyclone_run_keys'),
     steps: q('cyclone_steps'),
     workflows: q('cyclone_workflows'),
     signals: q('cyclone_signals'),

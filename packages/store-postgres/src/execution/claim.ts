@@ -6,7 +6,11 @@ import {
   type ClaimLimitedStepsRow,
 } from '../tables/steps/claim-limited-steps.js';
 import { claimSteps } from '../tables/steps/claim-steps.js';
-import { claimFairSteps, type ClaimFairStepsRow } from '../tables/steps/claim-fair-steps.js';
+import {
+  claimFairSteps,
+  type ClaimFairStepsParams,
+  type ClaimFairStepsRow,
+} from '../tables/steps/claim-fair-steps.js';
 import { lockKindLimit } from '../tables/limits/lock-kind-limit.js';
 import { LimitedKinds, PerKeyScanExtra } from './limited-kinds.js';
 import { ClaimPositions } from './claim-positions.js';
@@ -23,7 +27,9 @@ import { ClaimPositions } from './claim-positions.js';
  * The lock is a statement of its own. A statement reads the database as it was when the
  * statement started; had the counting statement taken the lock itself, a claim that committed
  * while it waited for its turn would be missing from its counts, and the two claims together
- * would run more than the cap.
+ * would run more than the cap. Kinds under fair share are the exception: every claim of such a
+ * kind moves its turn, so their statement can tell such a commit by the turn's row and take the
+ * lock itself, one round trip a claim (`claimFairSteps`, decision 400).
  */
 export async function claim(
   db: SqlRunner,
@@ -109,6 +115,25 @@ export async function claim(
   let fairTaken = 0;
   const fairLimit = request.fairLimit ?? request.limit;
   /**
+   * One fair claim statement, which locks the kind's rows itself: one round trip. When a claim of
+   * the kind committed between the statement's start and its lock (`stale`), the statement could
+   * not count it and claimed nothing; it runs again in a transaction, where once the first
+   * statement holds the lock the second reads the database as it is under it (decision 400).
+   */
+  const claimFairOnce = async (
+    p: ClaimFairStepsParams,
+  ): Promise<ClaimFairStepsRow[] | 'busy' | 'gone'> => {
+    let rows = await claimFairSteps(db, p);
+    if (rows[0]!.lock_state === 'stale') {
+      rows = await db.transaction(async (tx) => {
+        const first = await claimFairSteps(tx, p);
+        return first[0]!.lock_state === 'stale' ? claimFairSteps(tx, p) : first;
+      });
+    }
+    const state = rows[0]!.lock_state;
+    return state === 'busy' || state === 'gone' ? state : rows;
+  };
+  /**
    * Claims steps of `kind` under fair share, keys in turn, one transaction a statement: a
    * statement serves one priority and visits each key once, so the next one goes on with another
    * round at the same priority when it took some, or else (its keys all held back by their limits)
@@ -120,18 +145,14 @@ export async function claim(
     if (limit <= 0) return 0;
     let atMost = MaxPriority;
     for (let round = 0; round < FairRoundsPerClaim && taken < limit; round++) {
-      const outcome = await db.transaction(async (tx) => {
-        const lock = await lockKindLimit(tx, { kind });
-        if (lock.state !== 'locked' || !lock.fair) return lock.state === 'busy' ? 'busy' : 'gone';
-        const want = limit - taken;
-        return claimFairSteps(tx, {
-          ...change,
-          kind,
-          limit: want,
-          leaseMs: request.leaseMs,
-          atMost,
-          visits: want + FairVisitsExtra,
-        });
+      const want = limit - taken;
+      const outcome = await claimFairOnce({
+        ...change,
+        kind,
+        limit: want,
+        leaseMs: request.leaseMs,
+        atMost,
+        visits: want + FairVisitsExtra,
       });
       if (outcome === 'busy') break;
       if (outcome === 'gone') {

@@ -30,7 +30,9 @@ const statement = defineStatement<ListRunsParams, ListedRunRow>(
 SELECT ${runColumns(t)}, r.created_at::text AS cursor_at FROM ${t.runs} r
 WHERE (${p.states}::text[] IS NULL OR r.state = ANY(${p.states}::text[]))
   AND (${p.workflow}::text IS NULL OR r.workflow = ${p.workflow}::text)
-  AND (${p.idempotencyKey}::text IS NULL OR r.idempotency_key = ${p.idempotencyKey}::text)
+  -- The key table finds a key's run by its primary key (nothing indexes the runs' own column).
+  AND (${p.idempotencyKey}::text IS NULL
+       OR r.id = (SELECT k.run_id FROM ${t.runKeys} k WHERE k.key = ${p.idempotencyKey}::text))
   AND (${p.parentRunId}::uuid IS NULL OR r.parent_run_id = ${p.parentRunId}::uuid)
   AND (${p.createdAfter}::timestamptz IS NULL OR r.created_at >= ${p.createdAfter}::timestamptz)
   AND (${p.createdBefore}::timestamptz IS NULL OR r.created_at < ${p.createdBefore}::timestamptz)

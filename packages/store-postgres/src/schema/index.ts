@@ -15,6 +15,7 @@
  * @packageDocumentation
  */
 export { cycloneRuns } from './runs.js';
+export { cycloneRunKeys } from './run-keys.js';
 export { cycloneSteps } from './steps.js';
 export { cycloneWorkflows } from './workflows.js';
 export { cycloneSignals } from './signals.js';

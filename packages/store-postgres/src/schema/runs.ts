@@ -1,15 +1,5 @@
 import { sql } from 'drizzle-orm';
-import {
-  check,
-  index,
-  integer,
-  jsonb,
-  pgTable,
-  text,
-  timestamp,
-  uniqueIndex,
-  uuid,
-} from 'drizzle-orm/pg-core';
+import { check, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { ERROR_KINDS, RUN_STATES } from '@cyclone/core';
 import { nullOrOneOf, oneOf } from './check-values.js';
 
@@ -39,6 +29,10 @@ export const cycloneRuns = pgTable(
     /** For a child run: the parent run and the parent's child-node step. */
     parentRunId: uuid('parent_run_id'),
     parentStepId: uuid('parent_step_id'),
+    /**
+     * The key the run was submitted with, as the reads return it; `cyclone_run_keys` is what makes
+     * it unique (decision 411).
+     */
     idempotencyKey: text('idempotency_key'),
     /**
      * The W3C trace context (`{ traceparent, tracestate }`) of the span active at submit, so the
@@ -64,9 +58,6 @@ export const cycloneRuns = pgTable(
     check('cyclone_runs_state_check', oneOf('state', RUN_STATES)),
     check('cyclone_runs_error_kind_check', nullOrOneOf('error_kind', ERROR_KINDS)),
     check('cyclone_runs_open_steps_check', sql`${t.openSteps} >= 0`),
-    uniqueIndex('cyclone_runs_idempotency_key_idx')
-      .on(t.idempotencyKey)
-      .where(sql`${t.idempotencyKey} IS NOT NULL`),
     // No index on this table involves `state` (or any other column a transition writes), so
     // updating a run is a HOT update: no index is touched. Listing by state scans by time.
     index('cyclone_runs_created_idx').on(t.createdAt),

@@ -6,8 +6,10 @@
  * claim that counted running steps in the statement that waited for the kind's limit row would
  * miss a claim that committed while it waited, and claim up to the cap again (a cap of 2 was seen
  * running 4 steps under three worker processes, tools/faults scenario 20). The claim locks the row
- * in a statement of its own first (execution/claim.ts). It is a race, so the test reports the
- * most it saw and how many rounds it took.
+ * in a statement of its own first (execution/claim.ts); the fair claim locks in its claim
+ * statement and claims only when no claim committed since that statement started (decision 400),
+ * which the same race checks under fair share. It is a race, so the test reports the most it saw
+ * and how many rounds it took.
  */
 import pg from 'pg';
 import { expect, it } from 'vitest';
@@ -16,12 +18,11 @@ import { useStore } from '../fixture.js';
 
 const fx = useStore();
 
-it('never lets concurrent claims run more steps of a capped kind than its cap', async () => {
-  const kind = 'race.cap';
-  const max = 2;
-  await fx.store.setConcurrencyLimit({ kind, max, perKey: false });
-  await fx.store.submit(Array.from({ length: 3_000 }, (_, i) => runOfJob(kind, String(i))));
-
+/**
+ * Claims of `kind` from five connections at once, each completing its steps as soon as it has them,
+ * while a reader counts the running steps (of each key, under a per-key cap): the most it saw.
+ */
+async function race(kind: string, max: number, perKey: boolean): Promise<number> {
   const reader = new pg.Client({ connectionString: fx.db.url });
   await reader.connect();
   let most = 0;
@@ -43,8 +44,10 @@ it('never lets concurrent claims run more steps of a capped kind than its cap', 
   const read = async () => {
     while (Date.now() < deadline && most <= max) {
       const { rows } = await reader.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM cyclone_steps WHERE kind = $1 AND state = 'running'`,
-        [kind],
+        `SELECT coalesce(max(n), 0)::int AS n FROM (
+           SELECT count(*) AS n FROM cyclone_steps WHERE kind = $1 AND state = 'running'
+           GROUP BY CASE WHEN $2 THEN concurrency_key END) c`,
+        [kind, perKey],
       );
       reads += 1;
       most = Math.max(most, rows[0]!.n);
@@ -55,7 +58,30 @@ it('never lets concurrent claims run more steps of a capped kind than its cap', 
   } finally {
     await reader.end();
   }
-  console.log(`[cap-race] max=${max} most_running_seen=${most} reads=${reads} claimed=${claimed}`);
+  console.log(
+    `[cap-race] ${kind} max=${max} most_running_seen=${most} reads=${reads} claimed=${claimed}`,
+  );
   expect(claimed).toBeGreaterThan(0);
-  expect(most).toBeLessThanOrEqual(max);
+  return most;
+}
+
+it('never lets concurrent claims run more steps of a capped kind than its cap', async () => {
+  const kind = 'race.cap';
+  await fx.store.setConcurrencyLimit({ kind, max: 2, perKey: false });
+  await fx.store.submit(Array.from({ length: 3_000 }, (_, i) => runOfJob(kind, String(i))));
+  expect(await race(kind, 2, false)).toBeLessThanOrEqual(2);
+});
+
+// The fair claim takes the lock in its own statement (decision 400): it must still count every
+// claim that committed before it held the lock.
+it('never lets concurrent claims under fair share run more steps than the kind’s cap', async () => {
+  const kind = 'race.fair-cap';
+  await fx.store.setConcurrencyLimit({ kind, max: 2, perKey: false });
+  await fx.store.setFairShare({ kind, weights: {} });
+  await fx.store.submit(
+    Array.from({ length: 3_000 }, (_, i) =>
+      runOfJob(kind, String(i), { concurrencyKey: `k${i % 3}` }),
+    ),
+  );
+  expect(await race(kind, 2, false)).toBeLessThanOrEqual(2);
 });

@@ -1,39 +1,14 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { workflow } from '@cyclone/core';
-import { expectEventsFollowTable, useTestDatabase } from '@cyclone/test-db';
-import { defaultMigrationsFolder, migrate } from '../../src/migration/migrate.js';
+import { expectEventsFollowTable } from '@cyclone/test-db';
+import { migrate } from '../../src/migration/migrate.js';
 import { PostgresStore } from '../../src/store.js';
 import { runOfDefinition, runOfJob } from '../../src/tables/runs/new-runs.js';
+import { useMigrationsBefore } from './migrations-before.js';
 
-const db = useTestDatabase();
 const SCHEMA = 'before_partitions';
 /** The migration that partitions the events table; the schema starts at the one before it. */
-const PARTITIONING = '0021_events_partitioned_by_run_period';
-
-let pool: pg.Pool;
-let before: string;
-beforeAll(() => {
-  pool = new pg.Pool({ connectionString: db.url, max: 4 });
-  pool.on('error', () => undefined);
-  // The shipped migrations without the partitioning one and those after it.
-  const work = mkdtempSync(path.join(tmpdir(), 'cyclone-before-partitions-'));
-  before = path.join(work, 'migrations');
-  cpSync(defaultMigrationsFolder(), before, { recursive: true });
-  const journalFile = path.join(before, 'meta', '_journal.json');
-  const journal = JSON.parse(readFileSync(journalFile, 'utf8')) as { entries: { tag: string }[] };
-  const cut = journal.entries.findIndex((e) => e.tag === PARTITIONING);
-  expect(cut).toBeGreaterThan(0);
-  journal.entries = journal.entries.slice(0, cut);
-  writeFileSync(journalFile, JSON.stringify(journal));
-});
-afterAll(async () => {
-  await pool.end();
-  rmSync(path.dirname(before), { recursive: true, force: true });
-});
+const migrations = useMigrationsBefore('0021_events_partitioned_by_run_period');
 
 const claimOf = async (store: PostgresStore, kind: string) => {
   const [step] = await store.claim({ kinds: [kind], limit: 1, workerId: 'w', leaseMs: 60_000 });
@@ -43,12 +18,17 @@ const claimOf = async (store: PostgresStore, kind: string) => {
 
 describe('the migration that partitions the events table', () => {
   it('keeps every run of every state and its history, and every run then finishes', async () => {
-    await migrate({ pool, schema: SCHEMA, migrationsFolder: before });
-    // This code's claims read the fair-share table, which a later migration adds: the schema
-    // before partitioning gets an empty one for them, taken away again before the migration.
+    const pool = migrations.pool;
+    await migrate({ pool, schema: SCHEMA, migrationsFolder: migrations.before });
+    // This code's claims read the fair-share table and its submits write the key table, which
+    // later migrations add: the schema before partitioning gets empty ones for them, taken away
+    // again before the migration.
     await pool.query(
       `CREATE TABLE "${SCHEMA}".cyclone_fair_shares (kind text PRIMARY KEY, weights jsonb NOT NULL,
          cursor_key text, cursor_keyless boolean NOT NULL, cursor_used int NOT NULL)`,
+    );
+    await pool.query(
+      `CREATE TABLE "${SCHEMA}".cyclone_run_keys (key text PRIMARY KEY, run_id uuid NOT NULL)`,
     );
     const store = new PostgresStore({ pool, schema: SCHEMA });
 
@@ -77,7 +57,7 @@ describe('the migration that partitions the events table', () => {
     await store.pauseRun(paused.id);
     const historyBefore = await store.listEvents(paused.id);
 
-    await pool.query(`DROP TABLE "${SCHEMA}".cyclone_fair_shares`);
+    await pool.query(`DROP TABLE "${SCHEMA}".cyclone_fair_shares, "${SCHEMA}".cyclone_run_keys`);
     expect((await migrate({ pool, schema: SCHEMA })).applied).toBeGreaterThanOrEqual(1);
     const { rows } = await pool.query<{ partitioned: boolean }>(
       `SELECT c.relkind = 'p' AS partitioned FROM pg_class c

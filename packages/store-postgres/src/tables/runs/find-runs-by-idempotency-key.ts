@@ -12,10 +12,11 @@ export interface RunByKeyRow {
   idempotency_key: string;
 }
 
+/** The runs that hold the keys, as the key table records them (decision 349). */
 const statement = defineStatement<FindRunsByIdempotencyKeyParams, RunByKeyRow>(
   'find-runs-by-idempotency-key',
   (t, p) =>
-    `SELECT id, idempotency_key FROM ${t.runs} WHERE idempotency_key = ANY(${p.keys}::text[])`,
+    `SELECT run_id AS id, key AS idempotency_key FROM ${t.runKeys} WHERE key = ANY(${p.keys}::text[])`,
 );
 
 /** Runs that hold any of the given idempotency keys. */

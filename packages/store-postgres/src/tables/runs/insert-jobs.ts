@@ -87,7 +87,7 @@ export interface InsertedJobsRow {
  * claimable now). It binds a few values however many jobs there are: the ids as array literals,
  * the arguments as one JSON array (parsed once, then split), the shared options once; that is
  * what makes a bulk enqueue cheap on both sides of the connection. A job whose idempotency key
- * exists already is skipped; the caller looks the existing run up.
+ * is taken already (`cyclone_run_keys`) is skipped; the caller looks the key's run up.
  */
 const statement = defineStatement<InsertJobsParams, InsertedJobsRow>(
   'insert-jobs',
@@ -98,6 +98,13 @@ WITH job AS (
               WHEN ${p.suffixKeys}::boolean THEN ${p.idempotencyKey}::text || ':' || (a.ord - 1)
               ELSE ${p.idempotencyKey}::text END AS idempotency_key
   FROM jsonb_array_elements(${p.args}::jsonb) WITH ORDINALITY AS a(args, ord)
+), keyed AS (
+  -- A job's key is taken by inserting it, as in insert-runs; only a job whose key was inserted
+  -- is inserted.
+  INSERT INTO ${t.runKeys} (key, run_id)
+  SELECT idempotency_key, id FROM job WHERE idempotency_key IS NOT NULL
+  ON CONFLICT (key) DO NOTHING
+  RETURNING run_id
 ), new_runs AS (
   INSERT INTO ${t.runs} (id, workflow, input, idempotency_key, deadline_at, max_reclaims,
                          open_steps, trace_context, state)
@@ -105,7 +112,7 @@ WITH job AS (
          now() + ${p.deadlineMs}::bigint * interval '1 millisecond', ${p.maxReclaims}::int, 1,
          ${p.traceContext}::jsonb, ${p.runState}::text
   FROM job
-  ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+  WHERE ${p.idempotencyKey}::text IS NULL OR id IN (SELECT run_id FROM keyed)
   RETURNING id
 ), new_steps AS (
   INSERT INTO ${t.steps} (id, run_id, node, node_type, kind, state, on_dep_failure, max_attempts,

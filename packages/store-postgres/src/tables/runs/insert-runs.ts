@@ -61,10 +61,12 @@ export interface InsertedRunRow {
 /**
  * Submits runs in bulk: definitions, runs and their steps, in one statement (so one transaction,
  * and one round trip however many runs). No event row: a run's `run_submitted` is told by its row
- * (reads/run-row-events.ts). A run whose idempotency key already exists is skipped with its
- * steps; the caller looks the existing run up. Newly claimable kinds are notified on commit. A run inserted with a child node already waiting
- * (one with no dependencies) is written to the settlement outbox in the same statement: settling
- * it starts the child run, and a crash before that leaves the marker for `settle-pending`.
+ * (reads/run-row-events.ts). A run's idempotency key is inserted into `cyclone_run_keys` first;
+ * a run whose key is taken already is skipped with its steps, and the caller looks the key's run
+ * up. Newly claimable kinds are notified on commit. A run inserted with a child node already
+ * waiting (one with no dependencies) is written to the settlement outbox in the same statement:
+ * settling it starts the child run, and a crash before that leaves the marker for
+ * `settle-pending`.
  */
 const statement = defineStatement<InsertRunsParams, InsertedRunRow>(
   'insert-runs',
@@ -73,6 +75,16 @@ WITH defs AS (
   INSERT INTO ${t.workflows} (hash, name, definition)
   SELECT * FROM unnest(${p.defHashes}::text[], ${p.defNames}::text[], ${p.defJson}::jsonb[])
   ON CONFLICT (hash) DO NOTHING
+), keyed AS (
+  -- A key is taken by inserting it: the first run of the statement that names it takes it, unless
+  -- a run holds it already (or a concurrent submit that commits first takes it: this waits for
+  -- that transaction, then inserts nothing). Only a run whose key was inserted is inserted.
+  INSERT INTO ${t.runKeys} (key, run_id)
+  SELECT k.key, k.run_id
+  FROM unnest(${p.runIdempotencyKeys}::text[], ${p.runIds}::uuid[]) AS k(key, run_id)
+  WHERE k.key IS NOT NULL
+  ON CONFLICT (key) DO NOTHING
+  RETURNING run_id
 ), new_runs AS (
   INSERT INTO ${t.runs} (id, workflow, definition_hash, input, idempotency_key, deadline_at,
                          max_reclaims, open_steps, parent_run_id, parent_step_id, trace_context,
@@ -86,7 +98,7 @@ WITH defs AS (
               ${p.runParentStepIds}::uuid[], ${p.runTraceContexts}::jsonb[])
        AS r(id, workflow, definition_hash, input, idempotency_key, deadline_ms, max_reclaims,
             open_steps, parent_run_id, parent_step_id, trace_context)
-  ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+  WHERE r.idempotency_key IS NULL OR r.id IN (SELECT run_id FROM keyed)
   RETURNING id
 ), new_steps AS (
   INSERT INTO ${t.steps} (id, run_id, node, node_type, kind, state, depends_on, deps_remaining,

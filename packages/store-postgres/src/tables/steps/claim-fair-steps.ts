@@ -34,7 +34,16 @@ export type ClaimFairStepsRow = { [K in keyof ClaimedStepRow]: ClaimedStepRow[K]
   level: string | null;
   visited: number;
   room: number;
+  /**
+   * `locked`: the claim held the kind's rows and claimed; `busy`: another claim holds one of them;
+   * `gone`: the kind is not under fair share; `stale`: a claim of the kind committed after this
+   * statement started, so it claimed nothing (claim again in a transaction that holds the lock).
+   */
+  lock_state: FairLockState;
 };
+
+/** How a fair claim found the kind's rows (see {@link ClaimFairStepsRow}). */
+export type FairLockState = 'locked' | 'busy' | 'gone' | 'stale';
 
 /** Larger than any weight: the visited key's turn is over. */
 const TurnOver = 1_000_000;
@@ -44,8 +53,11 @@ const TurnOver = 1_000_000;
  * with claimable steps in turn: from the key whose turn it is (`cyclone_fair_shares`), each key in
  * key order takes up to its weight of steps (its oldest first), the group of steps without a key
  * after the last key, and then the turn wraps around to the first key. The turn is stored with the
- * kind, so the claims of every worker take the keys in one round; the caller holds the kind's
- * fair-share row (and its limit row, if any) locked, so claims of the kind take turns.
+ * kind, so the claims of every worker take the keys in one round. The statement locks the kind's
+ * fair-share row (and its limit row, if any) itself, `FOR UPDATE SKIP LOCKED`, so claims of the
+ * kind take turns and one that finds a row held claims nothing; it claims only when no claim of the
+ * kind committed between its start and its lock (`lock_state`, decision 400), so one round trip
+ * does what a lock statement and a claim statement in a transaction did.
  *
  * Priority orders first: a claim serves the highest priority with a claimable step (at most
  * `atMost`), and takes keys in turn within it. Caps and rate limits of the kind still hold: per key
@@ -77,15 +89,46 @@ const statement = defineStatement<ClaimFairStepsParams, ClaimFairStepsRow>(
       FROM ${t.steps} s WHERE ${atLevel} AND s.concurrency_key ${op} ${bound}
       ORDER BY s.concurrency_key LIMIT 1`;
     return `
-WITH RECURSIVE f AS MATERIALIZED (
-  SELECT fs.kind, fs.weights, fs.cursor_key, fs.cursor_keyless, fs.cursor_used,
-         fs.cursor_used >= CASE WHEN fs.cursor_keyless THEN 1
-                                ELSE coalesce((fs.weights ->> fs.cursor_key)::int, 1) END
+WITH RECURSIVE held AS MATERIALIZED (
+  -- The kind's fair-share row, locked for this claim unless another claim holds it. Locking
+  -- reads the row's newest version (READ COMMITTED follows an update committed since the
+  -- statement's snapshot), so the turn is always the current one; \`at\` is that version.
+  SELECT fs.ctid AS at, fs.kind, fs.weights, fs.cursor_key, fs.cursor_keyless, fs.cursor_used
+  FROM ${t.fairShares} fs WHERE fs.kind = (SELECT ${p.kind}::text)
+  FOR UPDATE SKIP LOCKED
+), held_limits AS MATERIALIZED (
+  SELECT l.kind, l.concurrency_max, l.concurrency_per_key, l.rate_limit, l.rate_period_ms,
+         l.rate_per_key
+  FROM ${t.limits} l WHERE l.kind = (SELECT ${p.kind}::text)
+  FOR UPDATE SKIP LOCKED
+), lock AS MATERIALIZED (
+  -- Whether this statement may claim (decision 400). Every other read of the statement sees the
+  -- database as it was when the statement started, before the lock: a claim of the kind that
+  -- committed in between would be missing from its counts of running steps and starts, and its
+  -- steps would look claimable. Every claim that takes steps of a kind under fair share moves the
+  -- turn, so a row version newer than the one the snapshot sees says one did: \`stale\`, and the
+  -- caller claims again in a transaction that holds the lock. \`busy\`: another claim holds a row;
+  -- \`gone\`: the kind is not under fair share.
+  SELECT CASE
+    WHEN NOT EXISTS (SELECT 1 FROM ${t.fairShares} WHERE kind = (SELECT ${p.kind}::text))
+      THEN 'gone'
+    WHEN NOT EXISTS (SELECT 1 FROM held)
+      OR (EXISTS (SELECT 1 FROM ${t.limits} WHERE kind = (SELECT ${p.kind}::text))
+          AND NOT EXISTS (SELECT 1 FROM held_limits))
+      THEN 'busy'
+    WHEN (SELECT at FROM held) <> (SELECT fs.ctid FROM ${t.fairShares} fs
+                                   WHERE fs.kind = (SELECT ${p.kind}::text))
+      THEN 'stale'
+    ELSE 'locked' END AS state
+), f AS MATERIALIZED (
+  SELECT h.kind, h.weights, h.cursor_key, h.cursor_keyless, h.cursor_used,
+         h.cursor_used >= CASE WHEN h.cursor_keyless THEN 1
+                               ELSE coalesce((h.weights ->> h.cursor_key)::int, 1) END
            AS cursor_done,
          l.concurrency_max, coalesce(l.concurrency_per_key, false) AS cpk,
          l.rate_limit, l.rate_period_ms, coalesce(l.rate_per_key, false) AS rate_per_key
-  FROM ${t.fairShares} fs LEFT JOIN ${t.limits} l ON l.kind = fs.kind
-  WHERE fs.kind = (SELECT ${p.kind}::text)
+  FROM held h LEFT JOIN held_limits l ON true
+  WHERE (SELECT state FROM lock) = 'locked'
 ), lv AS MATERIALIZED (
   -- The highest priority with a claimable step: one walk of the claim index, in its order, which
   -- stops at the first due step. The kind is the parameter, not \`f.kind\`: under a join with \`f\`
@@ -229,7 +272,8 @@ WITH RECURSIVE f AS MATERIALIZED (
 SELECT ${claimedRowColumns('rows')},
        (SELECT p::text FROM lv) AS level,
        (SELECT count(*)::int FROM visits) AS visited,
-       (SELECT n FROM room) AS room
+       (SELECT n FROM room) AS room,
+       (SELECT state FROM lock) AS lock_state
 -- One row at least, so that a claim of nothing still tells what it found.
 FROM (SELECT 1) AS one CROSS JOIN commit_mode LEFT JOIN rows ON true
 -- In the turn's order, which the worker starts them in: a batch claimed ahead of its slots

@@ -57,7 +57,13 @@ const statement = defineStatement<ClaimLimitedStepsParams, ClaimLimitedStepsRow>
   'claim-limited-steps',
   (t, p) => `
 WITH lim AS (
-  SELECT * FROM ${t.limits} WHERE kind = (SELECT ${p.kind}::text) FOR UPDATE SKIP LOCKED
+  -- Not a kind under fair share, read under the limit row's lock: putting a kind under fair share
+  -- waits for that lock, so a claim that finds no fair-share row now commits before it is set,
+  -- and a fair claim, which cannot count claims by others that leave its turn alone, never
+  -- misses one (decision 400).
+  SELECT * FROM ${t.limits} WHERE kind = (SELECT ${p.kind}::text)
+    AND NOT EXISTS (SELECT 1 FROM ${t.fairShares} WHERE kind = (SELECT ${p.kind}::text))
+  FOR UPDATE SKIP LOCKED
 ), running AS (
   SELECT CASE WHEN l.concurrency_per_key THEN s.concurrency_key END AS grp, count(*)::int AS n
   FROM lim l JOIN ${t.steps} s ON s.state = ${running} AND s.kind = l.kind
