@@ -84,10 +84,13 @@ const statement = defineStatement<ClaimFairStepsParams, ClaimFairStepsRow>(
      */
     const atLevel = `s.state = ${available} AND s.kind = (SELECT ${p.kind}::text)
         AND s.priority = (SELECT lv.p FROM lv) AND s.scheduled_at <= now()`;
-    /** The first key with claimable steps after `bound` (compared with `op`). */
-    const nextKey = (op: string, bound: string) => `SELECT s.concurrency_key AS key
+    /**
+     * The first key with claimable steps after `bound` (compared with `op`), and its oldest step:
+     * the one probe that finds the key finds that step too, which is all a key of weight 1 takes.
+     */
+    const nextKey = (op: string, bound: string) => `SELECT s.concurrency_key AS key, s.id AS oldest
       FROM ${t.steps} s WHERE ${atLevel} AND s.concurrency_key ${op} ${bound}
-      ORDER BY s.concurrency_key LIMIT 1`;
+      ORDER BY s.concurrency_key, s.scheduled_at LIMIT 1`;
     return `
 WITH RECURSIVE held AS MATERIALIZED (
   -- The kind's fair-share row, locked for this claim unless another claim holds it. Locking
@@ -148,16 +151,16 @@ WITH RECURSIVE held AS MATERIALIZED (
       SELECT count(*)::int FROM ${t.rateStarts} r
       WHERE r.kind = f.kind AND r.at > now() - f.rate_period_ms * interval '1 millisecond') END
   )) AS n FROM f
-), after(key, i, real) AS (
+), after(key, oldest, i, real) AS (
   -- The keys from the one whose turn it is to the last: that key itself while its turn lasts.
-  SELECT f.cursor_key, 0, NOT f.cursor_done AND EXISTS (
+  SELECT f.cursor_key, NULL::uuid, 0, NOT f.cursor_done AND EXISTS (
            SELECT 1 FROM ${t.steps} s WHERE ${atLevel} AND s.concurrency_key = f.cursor_key)
   FROM f WHERE f.cursor_key IS NOT NULL AND NOT f.cursor_keyless
   UNION ALL
-  SELECT n.key, 1, true FROM f, lv, LATERAL (${nextKey('>=', "''")}) n
+  SELECT n.key, n.oldest, 1, true FROM f, lv, LATERAL (${nextKey('>=', "''")}) n
   WHERE f.cursor_key IS NULL AND NOT f.cursor_keyless
   UNION ALL
-  SELECT n.key, a.i + 1, true FROM after a, f, lv, LATERAL (${nextKey('>', 'a.key')}) n
+  SELECT n.key, n.oldest, a.i + 1, true FROM after a, f, lv, LATERAL (${nextKey('>', 'a.key')}) n
   WHERE a.i < (SELECT ${p.visits}::int)
 ), keyless AS (
   -- One probe of the fair index from the end of the level, where the steps without a key sort:
@@ -165,30 +168,30 @@ WITH RECURSIVE held AS MATERIALIZED (
   -- table for the first (decision 386).
   SELECT coalesce((SELECT s.concurrency_key IS NULL FROM ${t.steps} s WHERE ${atLevel}
                    ORDER BY s.concurrency_key DESC LIMIT 1), false) AS found
-), before(key, i) AS (
+), before(key, oldest, i) AS (
   -- Then, the turn wrapped around, the keys from the first to the one whose turn it was.
-  SELECT n.key, 1 FROM f, lv, LATERAL (${nextKey('>=', "''")}) n
+  SELECT n.key, n.oldest, 1 FROM f, lv, LATERAL (${nextKey('>=', "''")}) n
   WHERE (f.cursor_keyless OR n.key < f.cursor_key OR (f.cursor_done AND n.key = f.cursor_key))
     AND (SELECT count(*) FROM after WHERE real) < (SELECT ${p.visits}::int)
   UNION ALL
-  SELECT n.key, b.i + 1 FROM before b, f, lv, LATERAL (${nextKey('>', 'b.key')}) n
+  SELECT n.key, n.oldest, b.i + 1 FROM before b, f, lv, LATERAL (${nextKey('>', 'b.key')}) n
   WHERE (f.cursor_keyless OR n.key < f.cursor_key OR (f.cursor_done AND n.key = f.cursor_key))
     AND b.i + (SELECT count(*) FROM after WHERE real) < (SELECT ${p.visits}::int)
 ), walk AS (
-  SELECT 1 AS part, a.i, true AS keyed, a.key,
+  SELECT 1 AS part, a.i, true AS keyed, a.key, a.oldest,
          a.key = f.cursor_key AND NOT f.cursor_keyless AS continues
   FROM after a, f WHERE a.real
   UNION ALL
   -- The group of steps without a key comes after the last key, in the round as in the index.
-  SELECT 2, 0, false, NULL, f.cursor_keyless FROM keyless k, f
+  SELECT 2, 0, false, NULL, NULL, f.cursor_keyless FROM keyless k, f
   WHERE k.found AND NOT (f.cursor_keyless AND f.cursor_done)
   UNION ALL
-  SELECT 3, b.i, true, b.key, false FROM before b
+  SELECT 3, b.i, true, b.key, b.oldest, false FROM before b
   UNION ALL
-  SELECT 4, 0, false, NULL, false FROM keyless k, f
+  SELECT 4, 0, false, NULL, NULL, false FROM keyless k, f
   WHERE k.found AND f.cursor_keyless AND f.cursor_done
 ), visits AS MATERIALIZED (
-  SELECT w.keyed, w.key, w.continues, row_number() OVER (ORDER BY w.part, w.i) AS pos
+  SELECT w.keyed, w.key, w.oldest, w.continues, row_number() OVER (ORDER BY w.part, w.i) AS pos
   FROM walk w ORDER BY w.part, w.i LIMIT (SELECT ${p.visits}::int)
 ), busy AS MATERIALIZED (
   -- Under a per-key cap, the running steps of each key: one read of the kind's running steps,
@@ -231,6 +234,10 @@ WITH RECURSIVE held AS MATERIALIZED (
   SELECT v.pos, c.id, c.k,
          CASE WHEN c.k <= v.first THEN 0 ELSE 1 + (c.k - v.first - 1) / v.w END AS round
   FROM quota v CROSS JOIN LATERAL (
+    -- A key that takes one step takes the one its probe found: no second probe. Over many keys of
+    -- one step each that is every key (decision 401).
+    SELECT v.oldest AS id, 1::bigint AS k WHERE v.q = 1 AND v.oldest IS NOT NULL
+    UNION ALL
     SELECT x.id, row_number() OVER (ORDER BY x.scheduled_at) AS k FROM (
       (SELECT s.id, s.scheduled_at FROM ${t.steps} s
        WHERE v.keyed AND ${atLevel} AND s.concurrency_key = v.key
@@ -239,6 +246,7 @@ WITH RECURSIVE held AS MATERIALIZED (
       (SELECT s.id, s.scheduled_at FROM ${t.steps} s
        WHERE NOT v.keyed AND ${atLevel} AND s.concurrency_key IS NULL
        ORDER BY s.concurrency_key, s.scheduled_at LIMIT v.q)) x
+    WHERE NOT (v.q = 1 AND v.oldest IS NOT NULL)
   ) c
   WHERE v.q > 0
 ), allowed AS MATERIALIZED (
