@@ -1,10 +1,10 @@
 /**
  * Makes a test database's `cyclone_runs` and `cyclone_steps` range-partitioned on `id`, a UTC day a
  * partition, as decisions 347-352 lay them out: the rows already there are copied into their day's
- * partition, each partition takes the table's storage parameters, every index is made again on the parent (the two unique ones that lack the key as
- * plain ones: a partitioned table cannot keep them), and the history view is made again over the
- * new tables. A statement that inserts runs with an idempotency key (its `ON CONFLICT` needs the
- * unique index) cannot run afterwards: submit before.
+ * partition, each partition takes the table's storage parameters, every index is made again on
+ * the parent (a unique one that lacks the key as a plain one: a partitioned table cannot keep it;
+ * the items' `(parent_step_id, item_index)`), and the history view is made again over the new
+ * tables.
  */
 import type pg from 'pg';
 

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresStore } from '../../src/store.js';
 import { runOfJob } from '../../src/tables/runs/new-runs.js';
 import type { ClaimedStep } from '../../src/contract/worker-store.js';
-import { useStore } from '../fixture.js';
+import { until, useStore } from '../fixture.js';
 import { fillFinishedJobs, partitionRunsAndStepsByDay } from '../partition-by-day.js';
 
 const fx = useStore();
@@ -39,17 +39,33 @@ const workerStatements = [
 
 const kind = 'plans.job';
 const rounds = 7;
+/** The kind of the jobs that are reclaimed, paused, resumed, cancelled and retried. */
+const operatorKind = 'plans.operated';
+/** The statements of those moves, each run more than five times: all keep generic plans. */
+const operatorStatements = [
+  'reclaim-expired-leases',
+  'find-reclaim-limited',
+  'pause-steps',
+  'resume-steps',
+  'lock-run',
+  'end-run-steps',
+  'find-cancel-causes',
+  'retry-steps',
+  'retry-child-nodes',
+  'reopen-steps',
+  'promote-ready',
+];
 /** The kind of the jobs whose claim and completion are explained. */
 const probeKind = 'plans.probe';
 
 let pool: pg.Pool;
 let store: PostgresStore;
 beforeAll(async () => {
-  // Submitted before the tables are partitioned: the job insert's ON CONFLICT needs the unique
-  // index of idempotency keys, which a partitioned runs table cannot keep.
+  // Submitted before the tables are partitioned: rows a deployment holds when it migrates.
   await fx.store.submit([
     ...Array.from({ length: rounds * 6 }, (_, i) => runOfJob(kind, String(i))),
     ...Array.from({ length: 3 }, (_, i) => runOfJob(probeKind, String(i))),
+    ...Array.from({ length: rounds * 4 }, (_, i) => runOfJob(operatorKind, String(i))),
   ]);
   await partitionRunsAndStepsByDay(fx.pool);
   await fillFinishedJobs(fx.pool, 10, 5_000);
@@ -98,7 +114,38 @@ function bareParameters(text: string): string[] {
     .map((m) => m[0]);
 }
 
+/**
+ * Each of `names` ran six times or more on the store's session, planned for its values five
+ * times and then generically, and has no parameter outside a scalar subquery.
+ */
+async function expectGenericPlans(names: readonly string[]): Promise<void> {
+  const planned = await plans();
+  for (const name of names) {
+    const p = planned.get(name);
+    expect(p, name).toBeDefined();
+    expect({ name, runs: p!.runs >= 6, custom: p!.custom, generic: p!.generic > 0 }).toEqual({
+      name,
+      runs: true,
+      custom: 5,
+      generic: true,
+    });
+    expect({ name, bare: bareParameters(p!.text) }).toEqual({ name, bare: [] });
+  }
+}
+
 const held = (s: ClaimedStep) => ({ stepId: s.id, claimToken: s.claimToken });
+
+/** Fails a claimed step with a permanent error: it is discarded, and its run fails. */
+const failForGood = (s: ClaimedStep) =>
+  store.fail({
+    ...held(s),
+    error: 'for good',
+    panicStack: null,
+    attempts: 0,
+    maxAttempts: 3,
+    errorKind: ErrorKind.Permanent,
+    retryDelayMs: 0,
+  });
 
 /** Claims `n` steps of `ofKind` through the one-session store, failing if fewer come. */
 async function claimSteps(ofKind: string, n: number): Promise<ClaimedStep[]> {
@@ -142,32 +189,32 @@ describe('on runs and steps partitioned by day', () => {
       );
       expect(await store.release(released.id, released.claimToken)).toBe(true);
       expect(await store.snooze(snoozed.id, snoozed.claimToken, 3_600_000)).toBe(true);
-      outcomes.push(
-        await store.fail({
-          ...held(discarded),
-          error: 'for good',
-          panicStack: null,
-          attempts: 0,
-          maxAttempts: 3,
-          errorKind: ErrorKind.Permanent,
-          retryDelayMs: 0,
-        }),
-      );
+      outcomes.push(await failForGood(discarded));
     }
     expect(outcomes).toEqual(Array.from({ length: rounds }, () => ['retried', 'discarded']).flat());
 
-    const planned = await plans();
-    for (const name of workerStatements) {
-      const p = planned.get(name);
-      expect(p, name).toBeDefined();
-      expect({ name, runs: p!.runs >= 6, custom: p!.custom, generic: p!.generic > 0 }).toEqual({
-        name,
-        runs: true,
-        custom: 5,
-        generic: true,
-      });
-      expect({ name, bare: bareParameters(p!.text) }).toEqual({ name, bare: [] });
+    await expectGenericPlans(workerStatements);
+  });
+
+  it("an operator's and the scanners' moves keep generic plans after five runs", async () => {
+    for (let round = 0; round < rounds; round++) {
+      const [lapsed, paused, cancelled, failed] = (await claimSteps(operatorKind, 4)) as [
+        ClaimedStep,
+        ClaimedStep,
+        ClaimedStep,
+        ClaimedStep,
+      ];
+      // A lease that lapsed: the scanner gives the step back, and it is claimed again below.
+      expect(await store.heartbeat([held(lapsed)], 1)).toEqual(new Set([lapsed.id]));
+      await until(async () => (await store.reclaimExpired()) === 1, 'the lapsed lease reclaimed');
+      await store.release(paused.id, paused.claimToken);
+      await store.pauseRun(paused.runId);
+      await store.resumeRun(paused.runId);
+      await store.cancelRun(cancelled.runId);
+      expect(await failForGood(failed)).toBe('discarded');
+      expect(await store.retryRun(failed.runId, { all: true })).toMatchObject({ retried: 1 });
     }
+    await expectGenericPlans(operatorStatements);
   });
 });
 

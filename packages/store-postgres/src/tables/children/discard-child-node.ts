@@ -29,9 +29,9 @@ const statement = defineStatement<DiscardChildNodeParams, DiscardedChildRow>(
   (t, p) => `
 WITH discarded AS (
   UPDATE ${t.steps} s
-  SET state = ${p.toState}::text, error_kind = ${p.errorKind}::text, error = ${p.error}::text,
+  SET state = (SELECT ${p.toState}::text), error_kind = (SELECT ${p.errorKind}::text), error = (SELECT ${p.error}::text),
       ended_at = now()
-  WHERE s.id = ${p.stepId} AND s.state = ANY(${p.fromStates}::text[])
+  WHERE s.id = (SELECT ${p.stepId}::uuid) AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])
   RETURNING s.id, s.run_id, s.node, s.child_run_id
 ), counted AS (
   UPDATE ${t.runs} r SET open_steps = greatest(0, r.open_steps - 1)
@@ -40,10 +40,10 @@ WITH discarded AS (
   ${recordEvents(t, {
     source: 'discarded',
     type: sqlConstant(EventType.StepDiscarded),
-    from: `${p.eventFrom}::text`,
-    to: `${p.toState}::text`,
-    trigger: `${p.trigger}::text`,
-    errorKind: `${p.errorKind}::text`,
+    from: `(SELECT ${p.eventFrom}::text)`,
+    to: `(SELECT ${p.toState}::text)`,
+    trigger: `(SELECT ${p.trigger}::text)`,
+    errorKind: `(SELECT ${p.errorKind}::text)`,
   })}
 )
 SELECT id, run_id, child_run_id FROM discarded

@@ -24,21 +24,23 @@ const statement = defineStatement<RetryChildNodesParams, { id: string }>(
   (t, p) => `
 WITH retried AS (
   UPDATE ${t.steps} s
-  SET state = ${p.toState}::text, error = NULL, error_kind = NULL, ended_at = NULL,
+  SET state = (SELECT ${p.toState}::text), error = NULL, error_kind = NULL, ended_at = NULL,
       wait_deadline_at = NULL,
       deps_remaining = (SELECT count(*) FROM ${t.steps} d
                         WHERE ${workflowStepsOfRun('d', 's.run_id')} AND d.item_index IS NULL
-                          AND d.node = ANY(s.depends_on) AND d.state <> ${p.completedState}::text)
-  WHERE s.run_id = ${p.runId} AND s.id = ANY(${p.stepIds}::uuid[])
-    AND s.state = ANY(${p.fromStates}::text[]) AND s.node_type = ANY(${p.nodeTypes}::text[])
+                          AND d.node = ANY(s.depends_on) AND d.state <> (SELECT ${p.completedState}::text))
+  -- The listed steps by a join with their ids: one probe of the key each (decision 422).
+  FROM unnest((SELECT ${p.stepIds}::uuid[])) AS listed(id)
+  WHERE s.id = listed.id AND s.run_id = (SELECT ${p.runId}::uuid)
+    AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[]) AND s.node_type = ANY((SELECT ${p.nodeTypes}::text[])::text[])
   RETURNING s.id, s.run_id, s.node
 ), events AS (
   ${recordEvents(t, {
     source: 'retried',
     type: sqlConstant(EventType.StepRetried),
-    from: `${p.eventFrom}::text`,
-    to: `${p.toState}::text`,
-    trigger: `${p.trigger}::text`,
+    from: `(SELECT ${p.eventFrom}::text)`,
+    to: `(SELECT ${p.toState}::text)`,
+    trigger: `(SELECT ${p.trigger}::text)`,
   })}
 )
 SELECT id FROM retried

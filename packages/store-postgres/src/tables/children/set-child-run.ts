@@ -15,8 +15,8 @@ export interface SetChildRunParams {
 const statement = defineStatement<SetChildRunParams>(
   'set-child-run',
   (t, p) => `
-UPDATE ${t.steps} SET child_run_id = ${p.childRunId}::uuid, started_at = coalesce(started_at, now())
-WHERE id = ${p.stepId} AND state = ${p.waitingState}::text AND child_run_id IS NULL
+UPDATE ${t.steps} SET child_run_id = (SELECT ${p.childRunId}::uuid), started_at = coalesce(started_at, now())
+WHERE id = (SELECT ${p.stepId}::uuid) AND state = (SELECT ${p.waitingState}::text) AND child_run_id IS NULL
 `,
 );
 

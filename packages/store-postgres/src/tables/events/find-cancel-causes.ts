@@ -23,8 +23,8 @@ const statement = defineStatement<FindCancelCausesParams, CancelCauseRow>(
   (t, p) => `
 SELECT DISTINCT ON (e.step_id) e.step_id, e.trigger
 FROM ${t.events} e JOIN ${t.steps} s ON s.id = e.step_id
-WHERE e.run_id = ${p.runId} AND s.state = ${p.cancelledState}::text
-  AND e.to_state = ${p.cancelledState}::text
+WHERE e.run_id = (SELECT ${p.runId}::uuid) AND s.state = (SELECT ${p.cancelledState}::text)
+  AND e.to_state = (SELECT ${p.cancelledState}::text)
 ORDER BY e.step_id, e.id DESC
 `,
 );

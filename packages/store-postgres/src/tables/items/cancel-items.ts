@@ -24,8 +24,8 @@ const statement = defineStatement<CancelItemsParams, { id: string }>(
   (t, p) => `
 WITH cancelled AS (
   UPDATE ${t.steps} s
-  SET state = ${p.toState}::text, ended_at = now(), lease_expires_at = NULL
-  WHERE s.parent_step_id = ${p.nodeId} AND s.state = ANY(${p.fromStates}::text[])
+  SET state = (SELECT ${p.toState}::text), ended_at = now(), lease_expires_at = NULL
+  WHERE s.parent_step_id = (SELECT ${p.nodeId}::uuid) AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])
   RETURNING s.id, s.run_id, s.node, s.kind, s.attempts, s.started_event_id, s.started_at, s.claimed_by,
             (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
 ), counted AS (
@@ -36,8 +36,8 @@ WITH cancelled AS (
     source: 'cancelled',
     type: sqlConstant(EventType.StepCancelledFanOutItem),
     from: 'from_state',
-    to: `${p.toState}::text`,
-    trigger: `${p.trigger}::text`,
+    to: `(SELECT ${p.toState}::text)`,
+    trigger: `(SELECT ${p.trigger}::text)`,
   })}
 ), notified AS (${stepsEndedNotice('cancelled', p.runningState)}
 ), freed AS (${freedPlacesNotice(t, 'cancelled')}

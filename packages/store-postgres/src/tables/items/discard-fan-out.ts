@@ -24,9 +24,9 @@ const statement = defineStatement<DiscardFanOutParams, { id: string }>(
   (t, p) => `
 WITH gone AS (
   UPDATE ${t.steps} s
-  SET state = ${p.toState}::text, error = ${p.error}::text, error_kind = ${p.errorKind}::text,
+  SET state = (SELECT ${p.toState}::text), error = (SELECT ${p.error}::text), error_kind = (SELECT ${p.errorKind}::text),
       ended_at = now()
-  WHERE s.id = ${p.nodeId} AND s.state = ANY(${p.fromStates}::text[])
+  WHERE s.id = (SELECT ${p.nodeId}::uuid) AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])
   RETURNING s.id, s.run_id, s.node
 ), counted AS (
   UPDATE ${t.runs} r SET open_steps = r.open_steps - 1 FROM gone WHERE r.id = gone.run_id
@@ -34,11 +34,11 @@ WITH gone AS (
   ${recordEvents(t, {
     source: 'gone',
     type: sqlConstant(EventType.StepDiscarded),
-    from: `${p.eventFrom}::text`,
-    to: `${p.toState}::text`,
-    trigger: `${p.trigger}::text`,
-    errorKind: `${p.errorKind}::text`,
-    detail: `${p.detail}`,
+    from: `(SELECT ${p.eventFrom}::text)`,
+    to: `(SELECT ${p.toState}::text)`,
+    trigger: `(SELECT ${p.trigger}::text)`,
+    errorKind: `(SELECT ${p.errorKind}::text)`,
+    detail: `(SELECT ${p.detail}::jsonb)`,
   })}
 )
 SELECT id FROM gone

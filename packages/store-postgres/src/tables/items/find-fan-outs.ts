@@ -26,8 +26,8 @@ const statement = defineStatement<FindFanOutsParams, OpenFanOutRow>(
 SELECT n.id, n.node, n.max_parallel,
        EXISTS (SELECT 1 FROM ${t.steps} i WHERE i.parent_step_id = n.id) AS expanded
 FROM ${t.steps} n
-WHERE ${stepsOfRun('n', p.runId)} AND n.item_index IS NULL AND n.node_type = ${p.fanOutType}::text
-  AND n.state = ${p.pendingState}::text AND n.deps_remaining = 0
+WHERE ${stepsOfRun('n', `(SELECT ${p.runId}::uuid)`)} AND n.item_index IS NULL AND n.node_type = (SELECT ${p.fanOutType}::text)
+  AND n.state = (SELECT ${p.pendingState}::text) AND n.deps_remaining = 0
 ORDER BY n.created_at, n.id
 `,
 );

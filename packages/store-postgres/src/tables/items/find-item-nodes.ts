@@ -20,8 +20,11 @@ export interface ItemNodeRow {
 const statement = defineStatement<FindItemNodesParams, ItemNodeRow>(
   'find-item-nodes',
   (t, p) => `
-SELECT i.id, n.node FROM ${t.steps} i JOIN ${t.steps} n ON n.id = i.parent_step_id
-WHERE i.run_id = ${p.runId} AND i.id = ANY(${p.stepIds}::uuid[])
+SELECT i.id, n.node
+FROM unnest((SELECT ${p.stepIds}::uuid[])) AS listed(id)
+JOIN ${t.steps} i ON i.id = listed.id
+JOIN ${t.steps} n ON n.id = i.parent_step_id
+WHERE i.run_id = (SELECT ${p.runId}::uuid)
 `,
 );
 

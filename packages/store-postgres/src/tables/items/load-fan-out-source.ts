@@ -32,13 +32,13 @@ WITH node AS (
   FROM ${t.runs} r
   JOIN ${t.workflows} w ON w.hash = r.definition_hash
   CROSS JOIN LATERAL jsonb_array_elements(w.definition->'nodes') AS n
-  WHERE r.id = ${p.runId} AND n->>'name' = ${p.node}::text
+  WHERE r.id = (SELECT ${p.runId}::uuid) AND n->>'name' = (SELECT ${p.node}::text)
 )
 SELECT node.source, node.max_items, jsonb_typeof(s.output) AS output_type,
        CASE WHEN jsonb_typeof(s.output) = 'array' THEN jsonb_array_length(s.output) END AS length
 FROM node
 LEFT JOIN ${t.steps} s
-  ON ${stepsOfRun('s', p.runId)} AND s.node = node.source AND s.item_index IS NULL
+  ON ${stepsOfRun('s', `(SELECT ${p.runId}::uuid)`)} AND s.node = node.source AND s.item_index IS NULL
 `,
 );
 

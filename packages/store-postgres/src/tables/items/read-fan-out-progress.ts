@@ -40,21 +40,21 @@ const statement = defineStatement<ReadFanOutProgressParams, FanOutProgressRow>(
   'read-fan-out-progress',
   (t, p) => `
 SELECT
-  CASE WHEN ${p.countInProgress}::boolean THEN
+  CASE WHEN (SELECT ${p.countInProgress}::boolean) THEN
     (SELECT count(*)::int FROM ${t.steps} i
-     WHERE i.parent_step_id = ${p.nodeId} AND i.state = ANY(${p.inProgressStates}::text[]))
+     WHERE i.parent_step_id = (SELECT ${p.nodeId}::uuid) AND i.state = ANY((SELECT ${p.inProgressStates}::text[])::text[]))
   ELSE 0 END AS in_progress,
   EXISTS (SELECT 1 FROM ${t.steps} i
-          WHERE i.parent_step_id = ${p.nodeId} AND i.state = ANY(${p.unfinishedStates}::text[]))
+          WHERE i.parent_step_id = (SELECT ${p.nodeId}::uuid) AND i.state = ANY((SELECT ${p.unfinishedStates}::text[])::text[]))
     AS unfinished,
   EXISTS (SELECT 1 FROM ${t.steps} i
-          WHERE i.parent_step_id = ${p.nodeId} AND i.state = ${p.waitingState}::text)
+          WHERE i.parent_step_id = (SELECT ${p.nodeId}::uuid) AND i.state = (SELECT ${p.waitingState}::text))
     AS waiting,
   d.item_index AS discarded_index, d.error AS discarded_error, d.error_kind AS discarded_kind
 FROM (SELECT 1) AS one
 LEFT JOIN LATERAL (
   SELECT i.item_index, i.error, i.error_kind FROM ${t.steps} i
-  WHERE i.parent_step_id = ${p.nodeId} AND i.state = ${p.discardedState}::text
+  WHERE i.parent_step_id = (SELECT ${p.nodeId}::uuid) AND i.state = (SELECT ${p.discardedState}::text)
   ORDER BY i.item_index LIMIT 1
 ) d ON true
 `,
@@ -66,6 +66,7 @@ export async function readFanOutProgress(
   p: ReadFanOutProgressParams,
 ): Promise<FanOutProgressRow> {
   const row = await db.one(statement, p);
-  if (!row) throw new TypeError(`read-fan-out-progress returned no row for ${p.nodeId}`);
+  if (!row)
+    throw new TypeError(`read-fan-out-progress returned no row for (SELECT ${p.nodeId}::uuid)`);
   return row;
 }

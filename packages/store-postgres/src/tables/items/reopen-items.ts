@@ -34,29 +34,29 @@ const statement = defineStatement<ReopenItemsParams, { id: string; state: string
 WITH nodes AS (
   SELECT n.id, n.max_parallel,
          (SELECT count(*) FROM ${t.steps} i
-          WHERE i.parent_step_id = n.id AND i.state = ANY(${p.inProgressStates}::text[]))::int AS busy
-  FROM ${t.steps} n WHERE n.id = ANY(${p.nodeIds}::uuid[])
+          WHERE i.parent_step_id = n.id AND i.state = ANY((SELECT ${p.inProgressStates}::text[])::text[]))::int AS busy
+  FROM unnest((SELECT ${p.nodeIds}::uuid[])) AS listed(id) JOIN ${t.steps} n ON n.id = listed.id
 ), ranked AS (
   SELECT i.id, n.max_parallel, n.busy,
          row_number() OVER (PARTITION BY i.parent_step_id ORDER BY i.item_index) AS rank
   FROM ${t.steps} i JOIN nodes n ON n.id = i.parent_step_id
-  WHERE i.state = ${p.retryFrom}::text
+  WHERE i.state = (SELECT ${p.retryFrom}::text)
 ), retried AS (
   UPDATE ${t.steps} s
   SET state = CASE WHEN r.max_parallel IS NULL OR r.busy + r.rank <= r.max_parallel
-                   THEN ${p.retryTo}::text ELSE ${p.retryLaterTo}::text END,
-      max_attempts = greatest(s.max_attempts, s.attempts + ${p.additionalAttempts}::int),
+                   THEN (SELECT ${p.retryTo}::text) ELSE (SELECT ${p.retryLaterTo}::text) END,
+      max_attempts = greatest(s.max_attempts, s.attempts + (SELECT ${p.additionalAttempts}::int)),
       reclaims = 0, error = NULL, error_kind = NULL, panic_stack = NULL,
       scheduled_at = now(), ended_at = NULL, lease_expires_at = NULL,
       claim_token = NULL, claimed_by = NULL
   FROM ranked r
-  WHERE s.id = r.id AND s.state = ${p.retryFrom}::text
+  WHERE s.id = r.id AND s.state = (SELECT ${p.retryFrom}::text)
   RETURNING s.id, s.run_id, s.node, s.kind, s.state, s.attempts, s.max_attempts
 ), reopened AS (
   UPDATE ${t.steps} s
-  SET state = ${p.reopenTo}::text, ended_at = NULL, lease_expires_at = NULL,
+  SET state = (SELECT ${p.reopenTo}::text), ended_at = NULL, lease_expires_at = NULL,
       claim_token = NULL, claimed_by = NULL
-  WHERE s.parent_step_id = ANY(${p.nodeIds}::uuid[]) AND s.state = ${p.reopenFrom}::text
+  WHERE s.parent_step_id = ANY((SELECT ${p.nodeIds}::uuid[])::uuid[]) AND s.state = (SELECT ${p.reopenFrom}::text)
   RETURNING s.id, s.run_id, s.node, s.state
 ), events AS (
   ${recordEvents(
@@ -64,23 +64,23 @@ WITH nodes AS (
     {
       source: 'retried',
       type: sqlConstant(EventType.StepRetried),
-      from: `${p.retryFrom}::text`,
+      from: `(SELECT ${p.retryFrom}::text)`,
       to: 'state',
-      trigger: `${p.retryTrigger}::text`,
+      trigger: `(SELECT ${p.retryTrigger}::text)`,
       detail: `jsonb_build_object('attempts', attempts, 'maxAttempts', max_attempts)`,
     },
     {
       source: 'reopened',
       type: sqlConstant(EventType.StepReopened),
-      from: `${p.reopenFrom}::text`,
+      from: `(SELECT ${p.reopenFrom}::text)`,
       to: 'state',
-      trigger: `${p.reopenTrigger}::text`,
+      trigger: `(SELECT ${p.reopenTrigger}::text)`,
     },
   )}
 ), notified AS (
   SELECT pg_notify('${Channels.stepsAvailable}', kind)
   FROM (SELECT DISTINCT kind FROM retried
-        WHERE state = ${p.retryTo}::text AND kind IS NOT NULL) k
+        WHERE state = (SELECT ${p.retryTo}::text) AND kind IS NOT NULL) k
 )
 SELECT id, state, (SELECT count(*) FROM notified) AS notified FROM retried
 UNION ALL SELECT id, state, NULL FROM reopened

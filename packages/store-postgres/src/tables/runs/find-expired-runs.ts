@@ -15,9 +15,9 @@ const statement = defineStatement<FindExpiredRunsParams, { id: string }>(
   'find-expired-runs',
   (t, p) => `
 SELECT id FROM ${t.runs}
-WHERE deadline_at IS NOT NULL AND deadline_at <= now() AND state = ${p.runningState}::text
+WHERE deadline_at IS NOT NULL AND deadline_at <= now() AND state = (SELECT ${p.runningState}::text)
 ORDER BY deadline_at
-LIMIT ${p.limit}
+LIMIT (SELECT ${p.limit}::int)
 `,
 );
 

@@ -21,7 +21,7 @@ const statement = defineStatement<LoadParentRunParams, ParentRunRow>(
   (t, p) => `
 SELECT w.definition, r.input::text AS input_json
 FROM ${t.runs} r JOIN ${t.workflows} w ON w.hash = r.definition_hash
-WHERE r.id = ${p.runId}
+WHERE r.id = (SELECT ${p.runId}::uuid)
 `,
 );
 

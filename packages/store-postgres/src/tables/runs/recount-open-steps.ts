@@ -21,8 +21,8 @@ const statement = defineStatement<
   (t, p) => `
 UPDATE ${t.runs} r
 SET open_steps = (SELECT count(*) FROM ${t.steps} s
-                  WHERE ${stepsOfRun('s', 'r.id')} AND s.state <> ALL(${p.terminalStepStates}::text[]))
-WHERE r.id = ${p.runId}
+                  WHERE ${stepsOfRun('s', 'r.id')} AND s.state <> ALL((SELECT ${p.terminalStepStates}::text[])::text[]))
+WHERE r.id = (SELECT ${p.runId}::uuid)
 RETURNING r.open_steps
 `,
 );

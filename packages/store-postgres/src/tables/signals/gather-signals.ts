@@ -21,12 +21,12 @@ const statement = defineStatement<GatherSignalsParams, { id: string }>(
   (t, p) => `
 WITH gathered AS (
   UPDATE ${t.steps}
-  SET wait_payloads = coalesce(wait_payloads, '[]'::jsonb) || ${p.payloadsJson}::jsonb
-  WHERE id = ${p.stepId} AND state = ${p.waitingState}::text
+  SET wait_payloads = coalesce(wait_payloads, '[]'::jsonb) || (SELECT ${p.payloadsJson}::jsonb)
+  WHERE id = (SELECT ${p.stepId}::uuid) AND state = (SELECT ${p.waitingState}::text)
   RETURNING id
 )
-UPDATE ${t.signals} g SET consumed_by = ${p.stepId}, consumed_at = now()
-WHERE g.id = ANY(${p.signalIds}::bigint[]) AND g.consumed_by IS NULL
+UPDATE ${t.signals} g SET consumed_by = (SELECT ${p.stepId}::uuid), consumed_at = now()
+WHERE g.id = ANY((SELECT ${p.signalIds}::bigint[])::bigint[]) AND g.consumed_by IS NULL
   AND EXISTS (SELECT 1 FROM gathered)
 RETURNING g.id
 `,

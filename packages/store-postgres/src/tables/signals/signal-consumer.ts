@@ -17,8 +17,8 @@ const statement = defineStatement<SignalConsumerParams, SignalConsumerRow>(
   'signal-consumer',
   (t, p) => `
 SELECT s.node FROM ${t.signals} g LEFT JOIN ${t.steps} s ON s.id = g.consumed_by
-WHERE g.run_id = ${p.runId}
-  AND (g.id = ${p.rowId}::bigint OR g.signal_id = ${p.signalId}::text)
+WHERE g.run_id = (SELECT ${p.runId}::uuid)
+  AND (g.id = (SELECT ${p.rowId}::bigint) OR g.signal_id = (SELECT ${p.signalId}::text))
 LIMIT 1
 `,
 );

@@ -32,22 +32,22 @@ const statement = defineStatement<CancelStepsParams, CancelledStepRow>(
   (t, p) => `
 WITH cancelled AS (
   UPDATE ${t.steps} s
-  SET state = ${p.toState}::text, ended_at = now(), lease_expires_at = NULL
-  WHERE ${stepsOfRun('s', p.runId)}
-    AND (s.id = ANY(${p.stepIds}::uuid[]) OR s.parent_step_id = ANY(${p.stepIds}::uuid[]))
-    AND s.state = ANY(${p.fromStates}::text[])
+  SET state = (SELECT ${p.toState}::text), ended_at = now(), lease_expires_at = NULL
+  WHERE ${stepsOfRun('s', `(SELECT ${p.runId}::uuid)`)}
+    AND (s.id = ANY((SELECT ${p.stepIds}::uuid[])::uuid[]) OR s.parent_step_id = ANY((SELECT ${p.stepIds}::uuid[])::uuid[]))
+    AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])
   RETURNING s.id, s.run_id, s.node, s.kind, s.child_run_id, s.attempts, s.started_event_id, s.started_at,
             s.claimed_by, (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
 ), counted AS (
   UPDATE ${t.runs} r SET open_steps = r.open_steps - (SELECT count(*) FROM cancelled)
-  WHERE r.id = ${p.runId} AND EXISTS (SELECT 1 FROM cancelled)
+  WHERE r.id = (SELECT ${p.runId}::uuid) AND EXISTS (SELECT 1 FROM cancelled)
 ), events AS (
   ${recordEvents(t, storedClaimEvent('cancelled', 'attempts + 1', wasRunning), {
     source: 'cancelled',
-    type: `${p.eventType}::text`,
+    type: `(SELECT ${p.eventType}::text)`,
     from: 'from_state',
-    to: `${p.toState}::text`,
-    trigger: `${p.trigger}::text`,
+    to: `(SELECT ${p.toState}::text)`,
+    trigger: `(SELECT ${p.trigger}::text)`,
   })}
 ), freed AS (${freedPlacesNotice(t, 'cancelled')}
 )

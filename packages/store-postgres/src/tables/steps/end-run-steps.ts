@@ -37,23 +37,23 @@ const statement = defineStatement<EndRunStepsParams, EndedStepRow>(
   (t, p) => `
 WITH ended AS (
   UPDATE ${t.steps} s
-  SET state = ${p.toState}::text, ended_at = now(), lease_expires_at = NULL,
-      error_kind = coalesce(${p.errorKind}::text, s.error_kind),
-      error = CASE WHEN ${p.errorKind}::text IS NULL THEN s.error ELSE ${p.error}::text END
-  WHERE ${stepsOfRun('s', p.runId)} AND s.state = ANY(${p.fromStates}::text[])
+  SET state = (SELECT ${p.toState}::text), ended_at = now(), lease_expires_at = NULL,
+      error_kind = coalesce((SELECT ${p.errorKind}::text), s.error_kind),
+      error = CASE WHEN (SELECT ${p.errorKind}::text) IS NULL THEN s.error ELSE (SELECT ${p.error}::text) END
+  WHERE ${stepsOfRun('s', `(SELECT ${p.runId}::uuid)`)} AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])
   RETURNING s.id, s.run_id, s.node, s.kind, s.child_run_id, s.attempts, s.started_event_id, s.started_at,
             s.claimed_by, (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
 ), counted AS (
   UPDATE ${t.runs} r SET open_steps = greatest(0, r.open_steps - (SELECT count(*) FROM ended))
-  WHERE r.id = ${p.runId} AND EXISTS (SELECT 1 FROM ended)
+  WHERE r.id = (SELECT ${p.runId}::uuid) AND EXISTS (SELECT 1 FROM ended)
 ), events AS (
   ${recordEvents(t, storedClaimEvent('ended', 'attempts + 1', wasRunning), {
     source: 'ended',
-    type: `${p.eventType}::text`,
+    type: `(SELECT ${p.eventType}::text)`,
     from: 'from_state',
-    to: `${p.toState}::text`,
-    trigger: `${p.trigger}::text`,
-    errorKind: `${p.errorKind}::text`,
+    to: `(SELECT ${p.toState}::text)`,
+    trigger: `(SELECT ${p.trigger}::text)`,
+    errorKind: `(SELECT ${p.errorKind}::text)`,
   })}
 ), notified AS (${stepsEndedNotice('ended', p.runningState)}
 ), freed AS (${freedPlacesNotice(t, 'ended')}

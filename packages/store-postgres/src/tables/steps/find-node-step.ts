@@ -35,10 +35,10 @@ SELECT s.id, s.node, s.node_type, s.state, s.child_run_id, s.depends_on, m.to_st
 FROM ${t.steps} s
 LEFT JOIN LATERAL (
   SELECT e.to_state, e.at FROM ${t.events} e
-  WHERE e.step_id = s.id AND e.trigger = ${p.moveTrigger}::text
+  WHERE e.step_id = s.id AND e.trigger = (SELECT ${p.moveTrigger}::text)
   ORDER BY e.id DESC LIMIT 1
 ) m ON true
-WHERE ${stepsOfRun('s', p.runId)} AND s.node = ${p.node} AND s.item_index IS NULL
+WHERE ${stepsOfRun('s', `(SELECT ${p.runId}::uuid)`)} AND s.node = (SELECT ${p.node}::text) AND s.item_index IS NULL
 FOR UPDATE OF s
 `,
 );

@@ -25,7 +25,7 @@ SELECT s.id, s.run_id, s.claim_token, s.reclaims FROM ${t.steps} s JOIN ${t.runs
 WHERE s.state = 'running' AND s.lease_expires_at < now()
   AND r.max_reclaims IS NOT NULL AND s.reclaims >= r.max_reclaims
 ORDER BY s.lease_expires_at
-LIMIT ${p.limit}
+LIMIT (SELECT ${p.limit}::int)
 `,
 );
 

@@ -32,7 +32,7 @@ WITH RECURSIVE kinds AS (
   FROM kinds WHERE kinds.kind IS NOT NULL
 ), live AS (
   SELECT kinds FROM ${t.workers}
-  WHERE last_seen_at > now() - ${p.livenessMs}::bigint * interval '1 millisecond'
+  WHERE last_seen_at > now() - (SELECT ${p.livenessMs}::bigint) * interval '1 millisecond'
 ), unserved AS (
   SELECT k.kind FROM kinds k
   WHERE k.kind IS NOT NULL AND EXISTS (SELECT 1 FROM live)
@@ -42,12 +42,12 @@ SELECT s.id, s.run_id, s.kind FROM unserved u
 JOIN LATERAL (
   SELECT id, run_id, kind FROM ${t.steps}
   WHERE state = 'available' AND kind = u.kind
-    AND scheduled_at < now() - ${p.graceMs}::bigint * interval '1 millisecond'
+    AND scheduled_at < now() - (SELECT ${p.graceMs}::bigint) * interval '1 millisecond'
   -- In the claim index's order, so the walk stops after the first rows that qualify.
   ORDER BY priority DESC NULLS LAST, scheduled_at
-  LIMIT ${p.limit}
+  LIMIT (SELECT ${p.limit}::int)
 ) s ON true
-LIMIT ${p.limit}
+LIMIT (SELECT ${p.limit}::int)
 `,
 );
 

@@ -49,33 +49,33 @@ const statement = defineStatement<ForceStepParams, ForcedStepRow>(
   (t, p) => `
 WITH moved AS (
   UPDATE ${t.steps} s
-  SET state = ${p.toState}::text, ended_at = now(), lease_expires_at = NULL,
-      output = CASE WHEN ${p.toState}::text = ${p.completedState}::text THEN ${p.outputJson}::jsonb
+  SET state = (SELECT ${p.toState}::text), ended_at = now(), lease_expires_at = NULL,
+      output = CASE WHEN (SELECT ${p.toState}::text) = (SELECT ${p.completedState}::text) THEN (SELECT ${p.outputJson}::jsonb)
                     ELSE s.output END,
-      error_kind = coalesce(${p.errorKind}::text, s.error_kind),
-      error = CASE WHEN ${p.errorKind}::text IS NULL THEN s.error ELSE ${p.error}::text END
-  WHERE s.id = ${p.stepId} AND s.run_id = ${p.runId} AND s.state = ${p.fromState}::text
-    AND s.state = ANY(${p.fromStates}::text[])
+      error_kind = coalesce((SELECT ${p.errorKind}::text), s.error_kind),
+      error = CASE WHEN (SELECT ${p.errorKind}::text) IS NULL THEN s.error ELSE (SELECT ${p.error}::text) END
+  WHERE s.id = (SELECT ${p.stepId}::uuid) AND s.run_id = (SELECT ${p.runId}::uuid) AND s.state = (SELECT ${p.fromState}::text)
+    AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])
   RETURNING s.id, s.run_id, s.node, s.kind, s.attempts, s.started_event_id, s.started_at,
-            s.claimed_by, s.child_run_id, ${p.fromState}::text AS from_state
+            s.claimed_by, s.child_run_id, (SELECT ${p.fromState}::text) AS from_state
 ), counted AS (
   UPDATE ${t.runs} r SET open_steps = greatest(0, r.open_steps - 1)
   FROM moved WHERE r.id = moved.run_id
 ), deps AS (
   UPDATE ${t.steps} d SET deps_remaining = d.deps_remaining - 1
   FROM moved
-  WHERE ${p.toState}::text = ${p.completedState}::text AND ${workflowStepsOfRun('d', 'moved.run_id')}
+  WHERE (SELECT ${p.toState}::text) = (SELECT ${p.completedState}::text) AND ${workflowStepsOfRun('d', 'moved.run_id')}
     AND moved.node = ANY(d.depends_on) AND d.item_index IS NULL
-    AND d.state = ${p.pendingState}::text
+    AND d.state = (SELECT ${p.pendingState}::text)
 ), events AS (
   ${recordEvents(t, storedClaimEvent('moved', 'attempts + 1', wasRunning), {
     source: 'moved',
-    type: `${p.eventType}::text`,
+    type: `(SELECT ${p.eventType}::text)`,
     from: 'from_state',
-    to: `${p.toState}::text`,
-    trigger: `${p.trigger}::text`,
-    errorKind: `${p.errorKind}::text`,
-    detail: `${p.detail}`,
+    to: `(SELECT ${p.toState}::text)`,
+    trigger: `(SELECT ${p.trigger}::text)`,
+    errorKind: `(SELECT ${p.errorKind}::text)`,
+    detail: `(SELECT ${p.detail}::jsonb)`,
   })}
 ), notified AS (${stepsEndedNotice('moved', p.runningState)}
 ), freed AS (${freedPlacesNotice(t, 'moved')}

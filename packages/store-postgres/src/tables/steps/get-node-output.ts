@@ -16,7 +16,7 @@ const statement = defineStatement<GetNodeOutputParams, NodeOutputRow>(
   'get-node-output',
   (t, p) => `
 SELECT id, node, state, output FROM ${t.steps} s
-WHERE ${stepsOfRun('s', p.runId)} AND node = ${p.node} AND item_index IS NULL
+WHERE ${stepsOfRun('s', `(SELECT ${p.runId}::uuid)`)} AND node = (SELECT ${p.node}::text) AND item_index IS NULL
 `,
 );
 

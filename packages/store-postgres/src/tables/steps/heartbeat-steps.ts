@@ -23,7 +23,11 @@ const statement = defineStatement<HeartbeatStepsParams, HeldStepRow>(
 UPDATE ${t.steps} s
 SET lease_expires_at = now() + (SELECT ${p.leaseMs}::bigint) * interval '1 millisecond'
 FROM unnest((SELECT ${p.stepIds}::uuid[]), (SELECT ${p.claimTokens}::uuid[])) AS h(id, token)
-WHERE s.id = h.id AND s.claim_token = h.token AND s.state = 'running'
+-- By the primary key, one probe a held step. The state is read through a scalar subquery so that
+-- the partial index of running steps cannot be used: analyzed at a quiet moment it counts next to
+-- no rows, and the plan then walked every running step for each held one (a nested loop of 62,250
+-- comparisons, about 20 ms, for 250 held steps among 250 running).
+WHERE s.id = h.id AND s.claim_token = h.token AND s.state = (SELECT 'running'::text)
 RETURNING s.id
 `,
 );

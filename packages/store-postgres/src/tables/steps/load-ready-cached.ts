@@ -38,7 +38,7 @@ SELECT s.id, s.node, s.kind, s.claim_token, r.input,
 FROM ${t.steps} s
 JOIN ${t.runs} r ON r.id = s.run_id
 JOIN ${t.workflows} w ON w.hash = r.definition_hash
-WHERE ${stepsOfRun('s', p.runId)} AND s.item_index IS NULL AND s.state = ${p.pendingState}::text
+WHERE ${stepsOfRun('s', `(SELECT ${p.runId}::uuid)`)} AND s.item_index IS NULL AND s.state = (SELECT ${p.pendingState}::text)
   AND s.cache_ttl_ms IS NOT NULL AND s.deps_remaining = 0
 ORDER BY s.id
 `,

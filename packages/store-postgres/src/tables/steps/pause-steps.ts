@@ -19,16 +19,16 @@ const statement = defineStatement<PauseStepsParams, { id: string }>(
   'pause-steps',
   (t, p) => `
 WITH paused AS (
-  UPDATE ${t.steps} s SET state = ${p.toState}::text
-  WHERE ${stepsOfRun('s', p.runId)} AND s.state = ANY(${p.fromStates}::text[])
+  UPDATE ${t.steps} s SET state = (SELECT ${p.toState}::text)
+  WHERE ${stepsOfRun('s', `(SELECT ${p.runId}::uuid)`)} AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])
   RETURNING s.id, s.run_id, s.node, (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
 ), events AS (
   ${recordEvents(t, {
     source: 'paused',
     type: sqlConstant(EventType.StepPaused),
     from: 'from_state',
-    to: `${p.toState}::text`,
-    trigger: `${p.trigger}::text`,
+    to: `(SELECT ${p.toState}::text)`,
+    trigger: `(SELECT ${p.trigger}::text)`,
   })}
 )
 SELECT id FROM paused

@@ -19,12 +19,12 @@ const statement = defineStatement<PromoteCacheMissesParams, { id: string }>(
   'promote-cache-misses',
   (t, p) => `
 WITH misses AS (
-  SELECT * FROM unnest(${p.stepIds}::uuid[], ${p.cacheKeys}::text[]) AS m(id, cache_key)
+  SELECT * FROM unnest((SELECT ${p.stepIds}::uuid[]), (SELECT ${p.cacheKeys}::text[])) AS m(id, cache_key)
 ), promoted AS (
   UPDATE ${t.steps} s
-  SET state = ${p.toState}::text, scheduled_at = now(), cache_key = m.cache_key
+  SET state = (SELECT ${p.toState}::text), scheduled_at = now(), cache_key = m.cache_key
   FROM misses m
-  WHERE s.id = m.id AND s.state = ANY(${p.fromStates}::text[])
+  WHERE s.id = m.id AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])
   RETURNING s.id, s.run_id, s.node, s.kind
 ), ${stepsReadyTail(t, 'promoted', p)}
 `,

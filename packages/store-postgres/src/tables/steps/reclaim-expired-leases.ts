@@ -37,19 +37,19 @@ WITH expired AS (
   WHERE s.state = 'running' AND s.lease_expires_at < now()
     AND (r.max_reclaims IS NULL OR s.reclaims < r.max_reclaims)
   ORDER BY s.lease_expires_at
-  LIMIT ${p.limit}
+  LIMIT (SELECT ${p.limit}::int)
 ), locked_runs AS (
-  SELECT r.id, r.state = ${p.pausedRunState}::text AS paused FROM ${t.runs} r
+  SELECT r.id, r.state = (SELECT ${p.pausedRunState}::text) AS paused FROM ${t.runs} r
   WHERE r.id IN (SELECT run_id FROM expired)
   ORDER BY r.id FOR UPDATE
 ), moved AS (
   UPDATE ${t.steps} s
-  SET state = CASE WHEN l.paused THEN ${p.pausedToState}::text ELSE ${p.toState}::text END,
+  SET state = CASE WHEN l.paused THEN (SELECT ${p.pausedToState}::text) ELSE (SELECT ${p.toState}::text) END,
       reclaims = s.reclaims + 1, scheduled_at = now(), lease_expires_at = NULL
   FROM expired e, locked_runs l
   WHERE s.id = e.id AND l.id = e.run_id AND s.lease_expires_at < now()
-    AND s.state = ANY(CASE WHEN l.paused THEN ${p.pausedFromStates}::text[]
-                           ELSE ${p.fromStates}::text[] END)
+    AND s.state = ANY(CASE WHEN l.paused THEN (SELECT ${p.pausedFromStates}::text[])
+                           ELSE (SELECT ${p.fromStates}::text[]) END)
   RETURNING s.id, s.run_id, s.node, s.kind, s.state, s.reclaims, s.claimed_by, l.paused,
             s.attempts, s.started_event_id, s.started_at
 ), counted AS (
@@ -60,9 +60,9 @@ WITH expired AS (
   ${recordEvents(t, storedClaimEvent('moved', 'attempts + 1'), {
     source: 'moved',
     type: sqlConstant(EventType.StepReclaimed),
-    from: `CASE WHEN paused THEN ${p.pausedEventFrom}::text ELSE ${p.eventFrom}::text END`,
+    from: `CASE WHEN paused THEN (SELECT ${p.pausedEventFrom}::text) ELSE (SELECT ${p.eventFrom}::text) END`,
     to: 'state',
-    trigger: `CASE WHEN paused THEN ${p.pausedTrigger}::text ELSE ${p.trigger}::text END`,
+    trigger: `CASE WHEN paused THEN (SELECT ${p.pausedTrigger}::text) ELSE (SELECT ${p.trigger}::text) END`,
     detail: `jsonb_build_object('reclaims', reclaims, 'worker', claimed_by)`,
   })}
 ), notified AS (

@@ -24,17 +24,19 @@ const statement = defineStatement<ReopenStepsParams, { id: string }>(
   (t, p) => `
 WITH reopened AS (
   UPDATE ${t.steps} s
-  SET state = ${p.toState}::text, ended_at = NULL, lease_expires_at = NULL,
+  SET state = (SELECT ${p.toState}::text), ended_at = NULL, lease_expires_at = NULL,
       claim_token = NULL, claimed_by = NULL, ready_event_id = NULL, ready_at = NULL,
       deps_remaining = (SELECT count(*) FROM ${t.steps} d
                         WHERE ${workflowStepsOfRun('d', 's.run_id')} AND d.item_index IS NULL
-                          AND d.node = ANY(s.depends_on) AND d.state <> ${p.completedState}::text)
+                          AND d.node = ANY(s.depends_on) AND d.state <> (SELECT ${p.completedState}::text))
   -- The promotion the row told until now (a task's step_ready), read as it was before this
   -- update, to be stored: the next promotion tells its own.
-  FROM (SELECT id, ready_event_id, ready_at FROM ${t.steps}
-        WHERE run_id = ${p.runId} AND id = ANY(${p.stepIds}::uuid[])) told
-  WHERE s.run_id = ${p.runId} AND s.id = ANY(${p.stepIds}::uuid[]) AND told.id = s.id
-    AND s.state = ANY(${p.fromStates}::text[])
+  -- The listed steps by a join with their ids: one probe of the key each (decision 422).
+  FROM (SELECT x.id, x.ready_event_id, x.ready_at
+        FROM unnest((SELECT ${p.stepIds}::uuid[])) AS listed(id) JOIN ${t.steps} x ON x.id = listed.id
+        WHERE x.run_id = (SELECT ${p.runId}::uuid)) told
+  WHERE s.id = told.id AND s.run_id = (SELECT ${p.runId}::uuid)
+    AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])
   RETURNING s.id, s.run_id, s.node, told.ready_event_id AS told_ready_id,
             told.ready_at AS told_ready_at
 ), events AS (
@@ -53,9 +55,9 @@ WITH reopened AS (
     {
       source: 'reopened',
       type: sqlConstant(EventType.StepReopened),
-      from: `${p.eventFrom}::text`,
-      to: `${p.toState}::text`,
-      trigger: `${p.trigger}::text`,
+      from: `(SELECT ${p.eventFrom}::text)`,
+      to: `(SELECT ${p.toState}::text)`,
+      trigger: `(SELECT ${p.trigger}::text)`,
     },
   )}
 )

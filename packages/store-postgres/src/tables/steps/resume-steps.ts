@@ -33,15 +33,15 @@ const statement = defineStatement<ResumeStepsParams, { id: string; state: string
   (t, p) => `
 WITH resumed AS (
   UPDATE ${t.steps} s
-  SET state = CASE WHEN s.node_type = ANY(${p.signalTypes}::text[]) THEN ${p.toSignal}::text
-                   WHEN s.node_type = ANY(${p.timerTypes}::text[]) THEN ${p.toTimer}::text
-                   WHEN s.node_type = ANY(${p.childTypes}::text[]) THEN ${p.toChild}::text
-                   ELSE ${p.toAvailable}::text END,
-      scheduled_at = CASE WHEN s.node_type = ANY(${p.timerTypes}::text[])
-                          THEN s.scheduled_at + ${p.pausedMs}::bigint * interval '1 millisecond'
+  SET state = CASE WHEN s.node_type = ANY((SELECT ${p.signalTypes}::text[])::text[]) THEN (SELECT ${p.toSignal}::text)
+                   WHEN s.node_type = ANY((SELECT ${p.timerTypes}::text[])::text[]) THEN (SELECT ${p.toTimer}::text)
+                   WHEN s.node_type = ANY((SELECT ${p.childTypes}::text[])::text[]) THEN (SELECT ${p.toChild}::text)
+                   ELSE (SELECT ${p.toAvailable}::text) END,
+      scheduled_at = CASE WHEN s.node_type = ANY((SELECT ${p.timerTypes}::text[])::text[])
+                          THEN s.scheduled_at + (SELECT ${p.pausedMs}::bigint) * interval '1 millisecond'
                           ELSE s.scheduled_at END,
-      wait_deadline_at = s.wait_deadline_at + ${p.pausedMs}::bigint * interval '1 millisecond'
-  WHERE ${stepsOfRun('s', p.runId)} AND s.state = ANY(${p.fromStates}::text[])
+      wait_deadline_at = s.wait_deadline_at + (SELECT ${p.pausedMs}::bigint) * interval '1 millisecond'
+  WHERE ${stepsOfRun('s', `(SELECT ${p.runId}::uuid)`)} AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])
   RETURNING s.id, s.run_id, s.node, s.kind, s.state, s.scheduled_at,
             (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
 ), events AS (
@@ -50,12 +50,12 @@ WITH resumed AS (
     type: sqlConstant(EventType.StepResumed),
     from: 'from_state',
     to: 'state',
-    trigger: `${p.trigger}::text`,
+    trigger: `(SELECT ${p.trigger}::text)`,
   })}
 ), notified AS (
   SELECT pg_notify('${Channels.stepsAvailable}', kind)
   FROM (SELECT DISTINCT kind FROM resumed
-        WHERE state = ${p.toAvailable}::text AND kind IS NOT NULL AND scheduled_at <= now()) k
+        WHERE state = (SELECT ${p.toAvailable}::text) AND kind IS NOT NULL AND scheduled_at <= now()) k
 )
 SELECT id, state, (SELECT count(*) FROM notified) AS notified FROM resumed
 `,

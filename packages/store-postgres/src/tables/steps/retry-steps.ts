@@ -25,21 +25,23 @@ const statement = defineStatement<RetryStepsParams, { id: string }>(
   (t, p) => `
 WITH retried AS (
   UPDATE ${t.steps} s
-  SET state = ${p.toState}::text,
-      max_attempts = greatest(s.max_attempts, s.attempts + ${p.additionalAttempts}::int),
+  SET state = (SELECT ${p.toState}::text),
+      max_attempts = greatest(s.max_attempts, s.attempts + (SELECT ${p.additionalAttempts}::int)),
       reclaims = 0, error = NULL, error_kind = NULL, panic_stack = NULL,
       scheduled_at = now(), ended_at = NULL, lease_expires_at = NULL,
       claim_token = NULL, claimed_by = NULL
-  WHERE s.run_id = ${p.runId} AND s.id = ANY(${p.stepIds}::uuid[])
-    AND s.state = ANY(${p.fromStates}::text[]) AND s.node_type = ANY(${p.nodeTypes}::text[])
+  -- The listed steps by a join with their ids: one probe of the key each (decision 422).
+  FROM unnest((SELECT ${p.stepIds}::uuid[])) AS listed(id)
+  WHERE s.id = listed.id AND s.run_id = (SELECT ${p.runId}::uuid)
+    AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[]) AND s.node_type = ANY((SELECT ${p.nodeTypes}::text[])::text[])
   RETURNING s.id, s.run_id, s.node, s.kind, s.attempts, s.max_attempts
 ), events AS (
   ${recordEvents(t, {
     source: 'retried',
     type: sqlConstant(EventType.StepRetried),
-    from: `${p.eventFrom}::text`,
-    to: `${p.toState}::text`,
-    trigger: `${p.trigger}::text`,
+    from: `(SELECT ${p.eventFrom}::text)`,
+    to: `(SELECT ${p.toState}::text)`,
+    trigger: `(SELECT ${p.trigger}::text)`,
     detail: `jsonb_build_object('attempts', attempts, 'maxAttempts', max_attempts)`,
   })}
 ), notified AS (

@@ -9,6 +9,6 @@ import { notifyIdsInChunks } from '../../db/notify-ids.js';
 export function stepsEndedNotice(source: string, runningState: string): string {
   return notifyIdsInChunks(
     Channels.stepsCancelled,
-    `(SELECT id FROM ${source} WHERE from_state = ${runningState}::text) s`,
+    `(SELECT id FROM ${source} WHERE from_state = (SELECT ${runningState}::text)) s`,
   );
 }

@@ -21,9 +21,9 @@ export function stepsReadyTail(t: Tables, source: string, p: ReadyChange): strin
   ${recordEvents(t, {
     source,
     type: sqlConstant(EventType.StepReady),
-    from: `${p.eventFrom}::text`,
-    to: `${p.toState}::text`,
-    trigger: `${p.trigger}::text`,
+    from: `(SELECT ${p.eventFrom}::text)`,
+    to: `(SELECT ${p.toState}::text)`,
+    trigger: `(SELECT ${p.trigger}::text)`,
   })}
 ), notified AS (
   SELECT pg_notify('${Channels.stepsAvailable}', kind)

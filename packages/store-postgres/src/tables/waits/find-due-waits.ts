@@ -27,14 +27,14 @@ const statement = defineStatement<FindDueWaitsParams, DueWaitRow>(
   (t, p) => `
 (SELECT id, 'timer' AS due FROM ${t.steps}
  WHERE state = 'waiting_timer' AND scheduled_at <= now()
- ORDER BY scheduled_at LIMIT ${p.limit})
+ ORDER BY scheduled_at LIMIT (SELECT ${p.limit}::int))
 UNION ALL
-(SELECT id, CASE WHEN node_type = ANY(${p.childTypes}::text[]) THEN 'child_lapse'
+(SELECT id, CASE WHEN node_type = ANY((SELECT ${p.childTypes}::text[])::text[]) THEN 'child_lapse'
                  ELSE 'lapse' END AS due FROM ${t.steps}
  WHERE state IN ('waiting_signal', 'waiting_child') AND wait_deadline_at IS NOT NULL
    AND wait_deadline_at <= now()
-   AND (node_type = ANY(${p.signalWaitTypes}::text[]) OR node_type = ANY(${p.childTypes}::text[]))
- ORDER BY wait_deadline_at LIMIT ${p.limit})
+   AND (node_type = ANY((SELECT ${p.signalWaitTypes}::text[])::text[]) OR node_type = ANY((SELECT ${p.childTypes}::text[])::text[]))
+ ORDER BY wait_deadline_at LIMIT (SELECT ${p.limit}::int))
 `,
 );
 

@@ -27,7 +27,7 @@ const statement = defineStatement<LoadSignalWaitsParams, SignalWaitRow>(
 SELECT id, node, node_type, wait_signals, coalesce(wait_n, 1) AS wait_n,
        coalesce(wait_payloads, '[]'::jsonb) AS wait_payloads
 FROM ${t.steps} s
-WHERE ${stepsOfRun('s', p.runId)} AND state = ${p.waitingState}::text AND item_index IS NULL
+WHERE ${stepsOfRun('s', `(SELECT ${p.runId}::uuid)`)} AND state = (SELECT ${p.waitingState}::text) AND item_index IS NULL
 ORDER BY created_at, id
 `,
 );

@@ -27,8 +27,8 @@ const statement = defineStatement<LockDueWaitParams, DueWaitLockRow>(
   (t, p) => `
 SELECT id, node_type, coalesce(wait_payloads, '[]'::jsonb) AS wait_payloads, now() AS now
 FROM ${t.steps}
-WHERE id = ${p.stepId} AND state = ${p.waitingState}::text
-  AND CASE WHEN ${p.timer}::boolean THEN scheduled_at <= now()
+WHERE id = (SELECT ${p.stepId}::uuid) AND state = (SELECT ${p.waitingState}::text)
+  AND CASE WHEN (SELECT ${p.timer}::boolean) THEN scheduled_at <= now()
            ELSE wait_deadline_at <= now() END
 FOR UPDATE
 `,

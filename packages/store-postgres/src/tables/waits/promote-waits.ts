@@ -33,25 +33,25 @@ const statement = defineStatement<PromoteWaitsParams, PromotedWaitRow>(
   (t, p) => `
 WITH promoted AS (
   UPDATE ${t.steps} s
-  SET state = ${p.toState}::text,
-      scheduled_at = CASE WHEN ${p.timer}::boolean
+  SET state = (SELECT ${p.toState}::text),
+      scheduled_at = CASE WHEN (SELECT ${p.timer}::boolean)
                           THEN now() + s.wait_for_ms * interval '1 millisecond'
                           ELSE s.scheduled_at END,
-      wait_deadline_at = CASE WHEN NOT ${p.timer}::boolean AND s.max_wait_ms IS NOT NULL
+      wait_deadline_at = CASE WHEN NOT (SELECT ${p.timer}::boolean) AND s.max_wait_ms IS NOT NULL
                               THEN now() + s.max_wait_ms * interval '1 millisecond'
                               ELSE s.wait_deadline_at END
-  WHERE ${stepsOfRun('s', p.runId)} AND s.item_index IS NULL AND s.deps_remaining = 0
-    AND s.node_type = ANY(${p.nodeTypes}::text[]) AND s.state = ANY(${p.fromStates}::text[])
+  WHERE ${stepsOfRun('s', `(SELECT ${p.runId}::uuid)`)} AND s.item_index IS NULL AND s.deps_remaining = 0
+    AND s.node_type = ANY((SELECT ${p.nodeTypes}::text[])::text[]) AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])
     AND EXISTS (SELECT 1 FROM ${t.runs} r
-                WHERE r.id = ${p.runId} AND r.state = ${p.promotingRunState}::text)
+                WHERE r.id = (SELECT ${p.runId}::uuid) AND r.state = (SELECT ${p.promotingRunState}::text))
   RETURNING s.id, s.run_id, s.node
 ), events AS (
   ${recordEvents(t, {
     source: 'promoted',
     type: sqlConstant(EventType.StepWaiting),
-    from: `${p.eventFrom}::text`,
-    to: `${p.toState}::text`,
-    trigger: `${p.trigger}::text`,
+    from: `(SELECT ${p.eventFrom}::text)`,
+    to: `(SELECT ${p.toState}::text)`,
+    trigger: `(SELECT ${p.trigger}::text)`,
   })}
 )
 SELECT id, node FROM promoted
