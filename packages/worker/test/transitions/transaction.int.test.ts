@@ -203,7 +203,10 @@ describe('ctx.transaction', () => {
     });
     const { runId } = await engine.client.enqueue('txn.twice', null);
     expect(await engine.client.result(runId, { timeout: '10s' })).toEqual({ 'txn.twice': 'first' });
-    expect(String(seen[0])).toContain('an attempt completes its step once');
+    // The run completes when the first transaction commits, which can be before the handler has
+    // made its second call: wait for the refusal rather than read it at once.
+    const refusal = await eventually(() => seen[0], 'the second ctx.transaction to be refused');
+    expect(String(refusal)).toContain('an attempt completes its step once');
   });
 
   it('works with pooler: transaction (unnamed statements)', async () => {
