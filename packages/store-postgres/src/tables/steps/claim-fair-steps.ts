@@ -91,6 +91,9 @@ const statement = defineStatement<ClaimFairStepsParams, ClaimFairStepsRow>(
     const nextKey = (op: string, bound: string) => `SELECT s.concurrency_key AS key, s.id AS oldest
       FROM ${t.steps} s WHERE ${atLevel} AND s.concurrency_key ${op} ${bound}
       ORDER BY s.concurrency_key, s.scheduled_at LIMIT 1`;
+    /** The round the `k`th step a visited key `v` takes falls in (see `cand`). */
+    const roundOf = (k: string) =>
+      `CASE WHEN ${k} <= v.first THEN 0 ELSE 1 + (${k} - v.first - 1) / v.w END`;
     return `
 WITH RECURSIVE held AS MATERIALIZED (
   -- The kind's fair-share row, locked for this claim unless another claim holds it. Locking
@@ -230,14 +233,14 @@ WITH RECURSIVE held AS MATERIALIZED (
   FROM shares sh, rounds
 ), cand AS (
   -- A key's steps, oldest first, each with the round it falls in: the rest of the current turn is
-  -- round 0, and each whole weight after it a round more.
-  SELECT v.pos, c.id, c.k,
-         CASE WHEN c.k <= v.first THEN 0 ELSE 1 + (c.k - v.first - 1) / v.w END AS round
+  -- round 0, and each whole weight after it a round more. A key that takes one step takes the one
+  -- its probe found, read from the walk without a second probe or a join: over many keys of one
+  -- step each that is every key (decision 401).
+  SELECT v.pos, v.oldest AS id, 1::bigint AS k, ${roundOf('1')} AS round
+  FROM quota v WHERE v.q = 1 AND v.oldest IS NOT NULL
+  UNION ALL
+  SELECT v.pos, c.id, c.k, ${roundOf('c.k')} AS round
   FROM quota v CROSS JOIN LATERAL (
-    -- A key that takes one step takes the one its probe found: no second probe. Over many keys of
-    -- one step each that is every key (decision 401).
-    SELECT v.oldest AS id, 1::bigint AS k WHERE v.q = 1 AND v.oldest IS NOT NULL
-    UNION ALL
     SELECT x.id, row_number() OVER (ORDER BY x.scheduled_at) AS k FROM (
       (SELECT s.id, s.scheduled_at FROM ${t.steps} s
        WHERE v.keyed AND ${atLevel} AND s.concurrency_key = v.key
@@ -246,9 +249,8 @@ WITH RECURSIVE held AS MATERIALIZED (
       (SELECT s.id, s.scheduled_at FROM ${t.steps} s
        WHERE NOT v.keyed AND ${atLevel} AND s.concurrency_key IS NULL
        ORDER BY s.concurrency_key, s.scheduled_at LIMIT v.q)) x
-    WHERE NOT (v.q = 1 AND v.oldest IS NOT NULL)
   ) c
-  WHERE v.q > 0
+  WHERE v.q > 1 OR (v.q = 1 AND v.oldest IS NULL)
 ), allowed AS MATERIALIZED (
   SELECT c.id, c.pos, c.round, row_number() OVER (ORDER BY c.round, c.pos, c.k) AS n FROM cand c
   ORDER BY c.round, c.pos, c.k
