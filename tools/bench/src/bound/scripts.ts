@@ -77,15 +77,16 @@ SELECT coalesce(array_agg(id), '{}') AS bound_ids, coalesce(array_agg(claim_toke
        coalesce(jsonb_agg('{}'::jsonb), '[]') AS bound_outputs
 FROM bound_out \\gset`;
     const completeText = withoutComments(complete.text);
-    // Ids and tokens as array literals, the outputs as one JSON array (completionsInput).
+    // Ids and tokens as array literals, the outputs as one JSON array (completionsInput), each
+    // read through a scalar subquery (decision 420).
     const [ids, tokens] = positionOf(
       completeText,
-      /\(\$(\d+)::uuid\[\]\)\[o\.ord\] AS id, \(\$(\d+)::uuid\[\]\)\[o\.ord\] AS token/,
+      /unnest\(\(SELECT \$(\d+)::uuid\[\]\), \(SELECT \$(\d+)::uuid\[\]\)\)/,
       'the completion statement',
     );
     const [outputs] = positionOf(
       completeText,
-      /jsonb_array_elements\(\$(\d+)::jsonb\)/,
+      /\(SELECT \$(\d+)::jsonb\) ->/,
       'the completion statement',
     );
     const batchOf: Record<number, string> = {

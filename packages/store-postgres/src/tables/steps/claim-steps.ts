@@ -95,11 +95,14 @@ WITH limited AS (
   SET state = (SELECT ${p.toState}::text), ${claimColumns(t, p.workerId, p.leaseMs)}
   -- By primary key alone, a join with the picked ids: one probe of the key a row, which on a
   -- table partitioned by id visits the row's partition alone (decision 420), where
-  -- id = ANY(ARRAY(...)) probes every partition's key for every id. The picked rows are locked and
-  -- were rechecked as available under the lock, so they still are: that is the change's fence
-  -- (ClaimedFromState). Naming the state here too would let the planner AND the whole claim index
-  -- into a bitmap, a read as long as the queue, or walk it once per picked row.
-  FROM picked
+  -- id = ANY(ARRAY(...)) probes every partition's key for every id. The ids are unnested from an
+  -- array, which the planner counts as 10 rows whatever the claim's limit (the picked rows it
+  -- counts as a share of the whole queue), so it probes the key a row rather than read the table
+  -- into a hash. The picked rows are locked and were rechecked as available under the lock, so
+  -- they still are: that is the change's fence (ClaimedFromState). Naming the state here too
+  -- would let the planner AND the whole claim index into a bitmap, a read as long as the queue,
+  -- or walk it once per picked row.
+  FROM unnest(ARRAY(SELECT id FROM picked)) AS picked(id)
   WHERE s.id = picked.id
   RETURNING ${ClaimedColumns}
 ), rows AS (
