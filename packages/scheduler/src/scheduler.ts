@@ -15,7 +15,7 @@ import { DueWaitsScanner } from './scanners/due-waits.js';
 import { ReclaimExpiredLeasesScanner } from './scanners/reclaim-expired-leases.js';
 import { ExpiredCacheScanner } from './scanners/expired-cache.js';
 import { RetentionScanner } from './scanners/retention.js';
-import { PeriodPartitionsScanner } from './scanners/period-partitions.js';
+import { EventPartitionsScanner } from './scanners/event-partitions.js';
 import { StatsRetentionScanner } from './scanners/stats-retention.js';
 import { RunDeadlinesScanner } from './scanners/run-deadlines.js';
 import type { Scanner } from './scanners/scanner.js';
@@ -140,21 +140,15 @@ export class Scheduler {
         StatsMinutesKeptMs,
         log('stats-retention'),
       ),
-    ];
-    const retentionMs =
-      options.retention === false
-        ? undefined
-        : toMilliseconds(options.retention ?? '7d', 'retention');
-    // Partitions are made days ahead and dropped a period late: a pass a minute is plenty.
-    scanners.push(
-      new PeriodPartitionsScanner(
+      // Partitions are made days ahead and dropped a period late: a pass a minute is plenty.
+      new EventPartitionsScanner(
         this.store,
         Math.max(this.intervalMs, 60_000),
-        retentionMs,
-        log('period-partitions'),
+        log('event-partitions'),
       ),
-    );
-    if (retentionMs !== undefined) {
+    ];
+    if (options.retention !== false) {
+      const retentionMs = toMilliseconds(options.retention ?? '7d', 'retention');
       scanners.push(
         new RetentionScanner(this.store, this.intervalMs, retentionMs, log('retention')),
       );

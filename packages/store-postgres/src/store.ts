@@ -31,8 +31,8 @@ import type {
   CompletionWithin,
   CycloneStore,
   DueWaitsResult,
-  PeriodPartitionSettings,
-  PeriodPartitionsResult,
+  EventPartitionSettings,
+  EventPartitionsResult,
   ExhaustedPage,
   ExhaustedQuery,
   Failure,
@@ -118,7 +118,7 @@ import { deliverSignal } from './submission/deliver-signal.js';
 import { submit } from './submission/submit.js';
 import { deleteFinishedRuns } from './tables/runs/delete-finished-runs.js';
 import { insertNewJobs } from './tables/runs/insert-jobs.js';
-import { maintainPeriodPartitions } from './maintenance/maintain-period-partitions.js';
+import { maintainEventPartitions } from './maintenance/maintain-event-partitions.js';
 import { deleteExpiredCache } from './tables/cache/delete-expired-cache.js';
 import { getLeafOutputs } from './tables/steps/get-leaf-outputs.js';
 import { addStatsMinutes } from './tables/stats/add-stats-minutes.js';
@@ -343,9 +343,9 @@ export class PostgresStore implements CycloneStore {
     );
   }
 
-  maintainPeriodPartitions(settings?: PeriodPartitionSettings): Promise<PeriodPartitionsResult> {
-    return this.guard('maintainPeriodPartitions', () =>
-      maintainPeriodPartitions(this.exec, settings),
+  maintainEventPartitions(settings?: EventPartitionSettings): Promise<EventPartitionsResult> {
+    return this.guard('maintainEventPartitions', () =>
+      maintainEventPartitions(this.exec, settings),
     );
   }
 

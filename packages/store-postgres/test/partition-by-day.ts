@@ -1,45 +1,61 @@
 /**
- * Lays a test database's `cyclone_runs` and `cyclone_steps` out as a deployment's look after days
- * of the period scanner (decisions 347-352, 430-435): the migration made them partitioned, with
- * the initial partitions holding every id below a bound; here the initial partitions are taken out,
- * a partition a UTC day is made, with the default partition's storage parameters (and for steps
- * the items' unique index), and the rows the initial ones held are put back through the parents,
- * each into its day's partition.
+ * Makes a test database's `cyclone_runs` and `cyclone_steps` range-partitioned on `id`, a UTC day a
+ * partition, as decisions 347-352 lay them out: the rows already there are copied into their day's
+ * partition, each partition takes the table's storage parameters, every index is made again on
+ * the parent (a unique one that lacks the key as a plain one: a partitioned table cannot keep it;
+ * the items' `(parent_step_id, item_index)`), and the history view is made again over the new
+ * tables.
  */
 import type pg from 'pg';
 
 /**
- * Partitions runs and steps by day: one partition a UTC day from `daysBack` days before today to
- * two days after it, beside the default one. One transaction, under the lock order of a claim
- * (steps, then runs).
+ * Partitions runs and steps: one partition a UTC day from `daysBack` days before today to two
+ * days after it, and a default one. One transaction, under the lock order of a claim (steps, then
+ * runs).
  */
 export async function partitionRunsAndStepsByDay(pool: pg.Pool, daysBack = 10): Promise<void> {
   await pool.query(
     `DO $partition$
 DECLARE
   tbl text;
+  def record;
   day date;
   storage text;
   utc_today date := (now() AT TIME ZONE 'UTC')::date;
+  history text := pg_get_viewdef('cyclone_history'::regclass);
 BEGIN
   LOCK TABLE cyclone_steps, cyclone_runs IN ACCESS EXCLUSIVE MODE;
-  FOREACH tbl IN ARRAY ARRAY['cyclone_steps', 'cyclone_runs'] LOOP
+  DROP VIEW cyclone_history;
+  FOREACH tbl IN ARRAY ARRAY['cyclone_runs', 'cyclone_steps'] LOOP
+    -- Each partition takes the table's storage parameters (fillfactor, autovacuum's thresholds).
     SELECT coalesce(' WITH (' || array_to_string(reloptions, ', ') || ')', '') INTO storage
-    FROM pg_class WHERE oid = (tbl || '_default')::regclass;
-    EXECUTE format('ALTER TABLE %I DETACH PARTITION %I', tbl, tbl || '_initial');
+    FROM pg_class WHERE oid = tbl::regclass;
+    CREATE TEMP TABLE flat_indexes ON COMMIT DROP AS
+      SELECT pg_get_indexdef(indexrelid) AS sql, indisprimary AS pkey
+      FROM pg_index WHERE indrelid = tbl::regclass;
+    EXECUTE format('ALTER TABLE %I RENAME TO %I', tbl, tbl || '_flat');
+    EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS INCLUDING CONSTRAINTS)
+                    PARTITION BY RANGE (id)', tbl, tbl || '_flat');
+    EXECUTE format('CREATE TABLE %I PARTITION OF %I DEFAULT', tbl || '_default', tbl) || storage;
     FOR day IN SELECT d::date FROM generate_series(utc_today - ${Number(daysBack)},
                                                   utc_today + 2, interval '1 day') d LOOP
       EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%L) TO (%L)',
                      tbl || '_p' || to_char(day, 'YYYYMMDD'), tbl,
                      ${dayBound('day')}, ${dayBound('day + 1')}) || storage;
-      IF tbl = 'cyclone_steps' THEN
-        EXECUTE format('CREATE UNIQUE INDEX ON %I (parent_step_id, item_index)
-                        WHERE parent_step_id IS NOT NULL', tbl || '_p' || to_char(day, 'YYYYMMDD'));
+    END LOOP;
+    EXECUTE format('INSERT INTO %I SELECT * FROM %I', tbl, tbl || '_flat');
+    EXECUTE format('DROP TABLE %I', tbl || '_flat');
+    FOR def IN SELECT * FROM flat_indexes LOOP
+      IF def.pkey THEN
+        EXECUTE format('ALTER TABLE %I ADD PRIMARY KEY (id)', tbl);
+      ELSE
+        EXECUTE replace(replace(def.sql, 'CREATE UNIQUE INDEX', 'CREATE INDEX'),
+                        '.' || tbl || '_flat ', '.' || tbl || ' ');
       END IF;
     END LOOP;
-    EXECUTE format('INSERT INTO %I SELECT * FROM %I', tbl, tbl || '_initial');
-    EXECUTE format('DROP TABLE %I', tbl || '_initial');
+    DROP TABLE flat_indexes;
   END LOOP;
+  EXECUTE 'CREATE VIEW cyclone_history AS ' || history;
 END
 $partition$`,
   );

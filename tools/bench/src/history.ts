@@ -5,7 +5,7 @@
  * Q jobs drained by the store's claim (250 at a time) and completion, one after the other on one
  * connection, so the figure is the statements' cost, not a worker's scheduling. Then a period
  * partition of `cyclone_events` is filled with E events of runs already deleted and dropped by
- * `maintainPeriodPartitions`, while a loop of single claims and completions runs beside it: the drop's
+ * `maintainEventPartitions`, while a loop of single claims and completions runs beside it: the drop's
  * time and the claims' latency during it are printed.
  *
  *   node --conditions=@cyclone/source --import tsx tools/bench/src/history.ts 1000000 10000 3 1000000
@@ -130,7 +130,7 @@ try {
 
   // A period of events to drop: a day ten days ahead, with runs that no longer exist.
   const future = Math.floor((Date.now() + 10 * DAY) / DAY) * DAY;
-  const made = await full.store.maintainPeriodPartitions({ now: future, ahead: 0 });
+  const made = await full.store.maintainEventPartitions({ now: future, ahead: 0 });
   const partition = made.created.at(-1);
   if (!partition) throw new Error(`no period partition created: ${JSON.stringify(made)}`);
   t0 = performance.now();
@@ -151,10 +151,10 @@ try {
   await enqueue(full, 20_000);
   const probe = claimLoop(full.store, kind);
   // The periods after it exist already, so the timed pass only drops.
-  await full.store.maintainPeriodPartitions({ now: future + DAY, ahead: 2 });
+  await full.store.maintainEventPartitions({ now: future + DAY, ahead: 2 });
   await new Promise((r) => setTimeout(r, 2_000));
   const dropStart = performance.now();
-  const pass = await full.store.maintainPeriodPartitions({ now: future + 2 * DAY, ahead: 0 });
+  const pass = await full.store.maintainEventPartitions({ now: future + 2 * DAY, ahead: 0 });
   const dropEnd = performance.now();
   await new Promise((r) => setTimeout(r, 2_000));
   const latencies = await probe.stop();

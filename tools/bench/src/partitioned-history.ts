@@ -1,20 +1,22 @@
 /**
  * Runs and steps partitioned by their run's period, in place (decisions 347-352), measured against
- * the unpartitioned tables on the same server. Four databases: the layout before migration
- * `0024_runs_and_steps_partitioned_by_run_period` ("flat") and the partitioned one ("period"), each
- * empty and holding N finished jobs. The period layout is the migration's, with a partition a day
- * over the N jobs' days as the period scanner makes them (`shared/layouts.ts`); the store's claim
- * and completion run against both layouts, through the parents' names.
+ * today's unpartitioned tables on the same server. Four databases: today's layout ("flat") and the
+ * partitioned one ("period"), each empty and holding N finished jobs. The period layout is made
+ * from a migrated database by this script: `cyclone_runs` and `cyclone_steps` become tables
+ * range-partitioned on `id`, a UTC day a partition plus a default one, as events are (decision
+ * 320); a job's step id is its run's id, so a step's id carries its run's period. The unique
+ * indexes a partitioned table cannot keep become plain ones (the design moves them, decision 348);
+ * nothing else of the schema changes, and the store's own claim and completion run unchanged
+ * against both layouts, through the parents' names.
  *
  * 1. Claim and completion of Q queued jobs, 250 a claim, one after the other on one connection,
  *    the four databases taking turns in every round: µs a job, medians, and their ratios to the
  *    empty flat database (the issue's "within 10 % of an empty database").
  * 2. With a loop of single claims and completions beside it: the oldest period of the period
- *    layout (N / days finished jobs) dropped by one pass of the period scanner with a retention
- *    that only that day's runs are past; then, in the flat layout, the same jobs deleted with one
- *    statement a table, as row-by-row retention does. The time of each, the claims' p50/p99
- *    before and the slowest overlapping it, and the dead tuples left. Last, the migration of the
- *    flat database with its rows: the documented online check, then the migration itself.
+ *    layout (N / days finished jobs: its runs' and its steps' partitions) dropped, under a lock
+ *    timeout as the event partitions are (decision 323); then, in the flat layout, the same jobs
+ *    deleted with one statement a table, as row-by-row retention does today. The time of each,
+ *    the claims' p50/p99 before and the slowest overlapping it, and the dead tuples left.
  *
  *   node --conditions=@cyclone/source --import tsx tools/bench/src/partitioned-history.ts \
  *     10000000 10 10000 3 [URL]
@@ -25,11 +27,10 @@
  */
 import pg from 'pg';
 import { Client } from '@cyclone/client';
-import { PostgresStore, migrate } from '@cyclone/store-postgres';
+import { migrate, PostgresStore } from '@cyclone/store-postgres';
 import { startEmbeddedPostgres } from '@cyclone/test-db/embedded';
 import { cloneRows, databaseUrl, quoteIdent, scalar, sleep } from './shared/db.js';
 import { claimLoop, drainJobs, median, quantile } from './shared/drain.js';
-import { makeLayout, periodBound as bound, unrecordPartitioning } from './shared/layouts.js';
 
 const historyJobs = Number(process.argv[2] ?? 10_000_000);
 const days = Number(process.argv[3] ?? 10);
@@ -40,7 +41,13 @@ const kind = 'history.noop';
 const DAY = 86_400_000;
 const today = Math.floor(Date.now() / DAY) * DAY;
 
-/** A partition's name for the period starting at `ms` (as the scanner names them). */
+/** The smallest UUID version 7 of millisecond `ms`: a period's bound. */
+function bound(ms: number): string {
+  const hex = ms.toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`;
+}
+
+/** A partition's name for the period starting at `ms` (as events name theirs). */
 function periodName(table: string, ms: number): string {
   const iso = new Date(ms).toISOString();
   return `${table}_p${iso.slice(0, 10).replace(/-/g, '')}_${iso.slice(11, 19).replace(/:/g, '')}`;
@@ -49,9 +56,6 @@ function periodName(table: string, ms: number): string {
 /** SQL for the id of copy `g` made `spacing` ms apart from `from`: a UUID version 7 of that time. */
 const idFrom = (from: number, spacing: number) =>
   `(lpad(to_hex(${from}::bigint + g * ${spacing}), 12, '0') || '7000' || lpad(to_hex(g), 16, '0'))::uuid`;
-/** SQL for the time of that id: a history run was created and ended then. */
-const timeFrom = (from: number, spacing: number) =>
-  `to_timestamp((${from}::bigint + g * ${spacing}) / 1000.0)`;
 
 interface Db {
   readonly label: string;
@@ -74,6 +78,7 @@ async function open(
   await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)}`);
   await admin.query(`CREATE DATABASE ${quoteIdent(name)}`);
   const url = databaseUrl(serverUrl, name);
+  await migrate({ connectionString: url });
   if (process.env.PHIST_EXPLAIN) {
     await admin.query(
       `ALTER DATABASE ${quoteIdent(name)} SET session_preload_libraries = 'auto_explain'`,
@@ -88,7 +93,6 @@ async function open(
   }
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   pool.on('error', () => undefined);
-  await makeLayout(pool, layout, days);
   const store = new PostgresStore({ pool });
   const client = new Client({ pool });
   const [done, waiting] = await client.enqueueMany(TEMPLATE_KIND, [null, null]);
@@ -103,18 +107,121 @@ async function open(
   ]);
   const finished = claimed!.id;
   const available = finished === done!.runId ? waiting!.runId : done!.runId;
+  if (layout === 'period') await partitionByPeriod(pool);
   return { label: name, layout, pool, store, finished, available };
 }
 
-/** Copies the template job `id`'s run and step `n` times as `kind` with the ids `idSql`. */
-async function copyJob(
-  db: Db,
-  id: string,
-  n: number,
-  idSql: string,
-  extra = {},
-  runExtra = {},
+/**
+ * Makes `cyclone_runs` and `cyclone_steps` range-partitioned on `id`: a partition a UTC day from
+ * `days` days back to two days ahead, and a default one. Every index is kept; the two unique
+ * indexes without the key become plain ones. The rows there are copied; the history view is made
+ * again over the new tables.
+ */
+async function partitionByPeriod(pool: pg.Pool): Promise<void> {
+  await remakeTables(pool, async (db) => {
+    for (const table of ['cyclone_runs', 'cyclone_steps']) {
+      const { rows: indexes } = await db.query<{ def: string; primary: boolean }>(
+        `SELECT pg_get_indexdef(indexrelid) AS def, indisprimary AS primary
+           FROM pg_index WHERE indrelid = $1::regclass`,
+        [table],
+      );
+      const { rows: options } = await db.query<{ options: string[] | null }>(
+        `SELECT reloptions AS options FROM pg_class WHERE oid = $1::regclass`,
+        [table],
+      );
+      const storage = options[0]?.options ? ` WITH (${options[0].options.join(', ')})` : '';
+      await db.query(`ALTER TABLE ${table} RENAME TO ${table}_flat`);
+      await db.query(
+        `CREATE TABLE ${table} (LIKE ${table}_flat INCLUDING DEFAULTS INCLUDING CONSTRAINTS)
+         PARTITION BY RANGE (id)`,
+      );
+      await db.query(`CREATE TABLE ${table}_default PARTITION OF ${table} DEFAULT${storage}`);
+      for (let day = today - days * DAY; day <= today + 2 * DAY; day += DAY) {
+        await db.query(
+          `CREATE TABLE ${periodName(table, day)} PARTITION OF ${table}
+           FOR VALUES FROM ('${bound(day)}') TO ('${bound(day + DAY)}')${storage}`,
+        );
+      }
+      await db.query(`INSERT INTO ${table} SELECT * FROM ${table}_flat`);
+      await db.query(`DROP TABLE ${table}_flat`);
+      for (const index of indexes) {
+        if (index.primary) {
+          await db.query(`ALTER TABLE ${table} ADD PRIMARY KEY (id)`);
+          continue;
+        }
+        await db.query(index.def.replace('CREATE UNIQUE INDEX', 'CREATE INDEX'));
+      }
+    }
+  });
+}
+
+/**
+ * Runs `change` in one transaction that has locked the steps and then the runs (the order a claim
+ * takes them: the other order deadlocks with it) and dropped the history view, which names both;
+ * makes the view again over whatever tables bear the names afterwards.
+ */
+async function remakeTables(
+  pool: pg.Pool,
+  change: (db: pg.PoolClient) => Promise<void>,
 ): Promise<void> {
+  const db = await pool.connect();
+  try {
+    await db.query('BEGIN');
+    await db.query(`SELECT set_config('lock_timeout', '2s', true)`);
+    await db.query('LOCK TABLE cyclone_steps, cyclone_runs IN ACCESS EXCLUSIVE MODE');
+    const view = await db.query<{ def: string }>(
+      `SELECT pg_get_viewdef('cyclone_history'::regclass) AS def`,
+    );
+    await db.query('DROP VIEW cyclone_history');
+    await change(db);
+    await db.query(`CREATE VIEW cyclone_history AS ${view.rows[0]!.def}`);
+    await db.query('COMMIT');
+  } catch (error) {
+    await db.query('ROLLBACK');
+    throw error;
+  } finally {
+    db.release();
+  }
+}
+
+/**
+ * The migration for tables that hold rows: each table is renamed `<table>_initial` and attached as
+ * the partition of every id below `upTo` to a new partitioned parent of the old name, with the
+ * indexes the parent takes over from it (the two unique ones that lack the key stay on the initial
+ * partition alone). A valid CHECK constraint that implies the bound spares the attach its scan.
+ */
+async function attachAsInitial(pool: pg.Pool, upTo: string): Promise<void> {
+  await remakeTables(pool, async (db) => {
+    for (const table of ['cyclone_runs', 'cyclone_steps']) {
+      const { rows: indexes } = await db.query<{ name: string; def: string; unique: boolean }>(
+        `SELECT c.relname AS name, pg_get_indexdef(indexrelid) AS def, indisunique AS unique
+           FROM pg_index JOIN pg_class c ON c.oid = indexrelid WHERE indrelid = $1::regclass`,
+        [table],
+      );
+      await db.query(`ALTER TABLE ${table} RENAME TO ${table}_initial`);
+      await db.query(
+        `CREATE TABLE ${table} (LIKE ${table}_initial INCLUDING DEFAULTS) PARTITION BY RANGE (id)`,
+      );
+      for (const index of indexes) {
+        if (index.unique && !index.name.endsWith('_pkey')) continue;
+        await db.query(`ALTER INDEX ${index.name} RENAME TO ${index.name}_initial`);
+        if (index.name.endsWith('_pkey')) {
+          await db.query(`ALTER TABLE ${table} ADD CONSTRAINT ${index.name} PRIMARY KEY (id)`);
+        } else {
+          // The parent has no partition yet: the index is its alone, and the attach adopts the
+          // initial table's own, renamed above, instead of building one.
+          await db.query(index.def);
+        }
+      }
+      await db.query(
+        `ALTER TABLE ${table} ATTACH PARTITION ${table}_initial FOR VALUES FROM (MINVALUE) TO ('${upTo}')`,
+      );
+    }
+  });
+}
+
+/** Copies the template job `id`'s run and step `n` times as `kind` with the ids `idSql`. */
+async function copyJob(db: Db, id: string, n: number, idSql: string, extra = {}): Promise<void> {
   for (const table of ['cyclone_runs', 'cyclone_steps']) {
     await cloneRows(db.pool, {
       schema: 'public',
@@ -124,7 +231,7 @@ async function copyJob(
       n,
       overrides:
         table === 'cyclone_runs'
-          ? { id: idSql, workflow: `'${kind}'`, ...runExtra }
+          ? { id: idSql, workflow: `'${kind}'` }
           : { id: idSql, run_id: idSql, kind: `'${kind}'`, ...extra },
       batch: 250_000,
     });
@@ -135,18 +242,7 @@ async function copyJob(
 async function fillHistory(db: Db, perDay: number): Promise<void> {
   const spacing = Math.max(1, Math.floor((DAY - 60_000) / perDay));
   for (let d = days; d >= 1; d--) {
-    const time = timeFrom(today - d * DAY, spacing);
-    await copyJob(
-      db,
-      db.finished,
-      perDay,
-      idFrom(today - d * DAY, spacing),
-      {},
-      {
-        created_at: time,
-        ended_at: time,
-      },
-    );
+    await copyJob(db, db.finished, perDay, idFrom(today - d * DAY, spacing));
   }
   await db.pool.query('VACUUM ANALYZE');
 }
@@ -331,17 +427,26 @@ try {
     periodFullGeneric,
     `drop of ${perDay.toLocaleString('en')} finished jobs' partitions`,
     async () => {
-      const sizes = await Promise.all(
-        ['cyclone_steps', 'cyclone_runs'].map((table) =>
-          scalar(periodFull.pool, `SELECT pg_total_relation_size($1::regclass) AS n`, [
+      const db = await periodFull.pool.connect();
+      const each: string[] = [];
+      try {
+        for (const table of ['cyclone_steps', 'cyclone_runs']) {
+          const size = await scalar(db, `SELECT pg_total_relation_size($1::regclass) AS n`, [
             periodName(table, oldest),
-          ]),
-        ),
-      );
-      // Only the oldest day's runs (each ended at its creation) are past this retention.
-      const retentionMs = Date.now() - (oldest + DAY - 60_000);
-      const pass = await periodFull.store.maintainPeriodPartitions({ retentionMs, compactRuns: 0 });
-      return `(${pass.dropped.join(', ')}; steps ${(sizes[0]! / 2 ** 20).toFixed(0)} MiB, runs ${(sizes[1]! / 2 ** 20).toFixed(0)} MiB; deferred ${JSON.stringify(pass.deferred)})`;
+          ]);
+          const t0 = performance.now();
+          await db.query('BEGIN');
+          await db.query(`SELECT set_config('lock_timeout', '200ms', true)`);
+          await db.query(`DROP TABLE ${periodName(table, oldest)}`);
+          await db.query('COMMIT');
+          each.push(
+            `${table} ${(size / 2 ** 20).toFixed(0)} MiB in ${(performance.now() - t0).toFixed(1)} ms`,
+          );
+        }
+      } finally {
+        db.release();
+      }
+      return `(${each.join(', ')})`;
     },
   );
   console.log(
@@ -364,8 +469,8 @@ try {
   );
   console.log(`  dead tuples in runs and steps after: ${await deadTuples(flatFull)}`);
 
-  // The migration of the flat tables with their rows: the bound checked beforehand by a
-  // constraint validated online (docs/scaling.md), then the migration, which attaches them.
+  // The migration of the flat tables with their rows: each becomes the partition of every id
+  // below a bound, checked beforehand by a constraint validated online, then attached.
   const initialBound = bound(today + 3 * DAY);
   await beside(
     flatFull,
@@ -373,16 +478,17 @@ try {
     async () => {
       for (const table of ['cyclone_steps', 'cyclone_runs']) {
         await flatFull.pool.query(
-          `ALTER TABLE ${table} ADD CONSTRAINT ${table}_id_bound CHECK (id < '${initialBound}') NOT VALID`,
+          `ALTER TABLE ${table} ADD CONSTRAINT ${table}_initial_bound CHECK (id < '${initialBound}') NOT VALID`,
         );
-        await flatFull.pool.query(`ALTER TABLE ${table} VALIDATE CONSTRAINT ${table}_id_bound`);
+        await flatFull.pool.query(
+          `ALTER TABLE ${table} VALIDATE CONSTRAINT ${table}_initial_bound`,
+        );
       }
       return '';
     },
   );
-  await beside(flatFull, 'migration 0024 (rename, parents, attach)', async () => {
-    await unrecordPartitioning(flatFull.pool);
-    await migrate({ pool: flatFull.pool });
+  await beside(flatFull, 'migration transaction (rename, parents, attach)', async () => {
+    await attachAsInitial(flatFull.pool, initialBound);
     const parts = await scalar(
       flatFull.pool,
       `SELECT count(*) AS n FROM pg_inherits WHERE inhparent IN ('cyclone_runs'::regclass, 'cyclone_steps'::regclass)`,

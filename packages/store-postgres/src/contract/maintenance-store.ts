@@ -12,8 +12,8 @@ export interface DueWaitsResult {
   readonly childrenLapsed: number;
 }
 
-/** How {@link MaintenanceStore.maintainPeriodPartitions} keeps the period partitions. */
-export interface PeriodPartitionSettings {
+/** How {@link MaintenanceStore.maintainEventPartitions} keeps the events' period partitions. */
+export interface EventPartitionSettings {
   /** The length of a period, in milliseconds. @defaultValue one day */
   readonly periodMs?: number;
   /** Periods created ahead of the current one. @defaultValue 2 */
@@ -21,25 +21,19 @@ export interface PeriodPartitionSettings {
   /** The longest a creation or a drop waits for the table's lock, in milliseconds. @defaultValue 200 */
   readonly lockTimeoutMs?: number;
   /**
-   * A past period leaves once every run of it ended longer ago than this, in milliseconds;
-   * unset, a period leaves only once no run of it is stored (history is kept).
-   * @defaultValue unset
-   */
-  readonly retentionMs?: number;
-  /**
-   * A past period that at most this many runs outlive is compacted once: their rows move to fresh
-   * partitions of the same range, and the others leave with the old ones. @defaultValue 100
+   * A past period that at most this many runs outlive is compacted once: their events move to a
+   * fresh partition of the same range, and the others leave with the old one. @defaultValue 100
    */
   readonly compactRuns?: number;
   /** The time to plan from, in milliseconds since the epoch. @defaultValue `Date.now()` */
   readonly now?: number;
 }
 
-/** What one pass of {@link MaintenanceStore.maintainPeriodPartitions} did. */
-export interface PeriodPartitionsResult {
+/** What one pass of {@link MaintenanceStore.maintainEventPartitions} did. */
+export interface EventPartitionsResult {
   /** Partitions created, by name. */
   readonly created: readonly string[];
-  /** Partitions dropped, by name, each with every row in it. */
+  /** Partitions dropped, by name, each with every event in it. */
   readonly dropped: readonly string[];
   /** Partitions made by compacting a period (`<period>_kept`), by name. */
   readonly compacted: readonly string[];
@@ -111,13 +105,12 @@ export interface MaintenanceStore extends SchemaCheck, ScheduleMaintenance {
    */
   deleteFinishedRuns(retentionMs: number, limit?: number): Promise<number>;
   /**
-   * Keeps the period partitions of `cyclone_runs`, `cyclone_steps` and `cyclone_events` (each
-   * partitioned by its run's id, which is its creation time): creates the current period's
-   * partitions and `ahead` more, and drops a past period's partitions, with every row in them,
-   * once every run of it ended longer ago than `retentionMs`. A drop deletes no row, so it leaves
-   * nothing for vacuum.
+   * Keeps the period partitions of `cyclone_events` (events are partitioned by their run's id,
+   * which is its creation time): creates the current period's partition and `ahead` more, and
+   * drops each past period's partition, with every event in it, once no run of the period is
+   * left (retention deleted them). A drop deletes no row, so it leaves nothing for vacuum.
    */
-  maintainPeriodPartitions(settings?: PeriodPartitionSettings): Promise<PeriodPartitionsResult>;
+  maintainEventPartitions(settings?: EventPartitionSettings): Promise<EventPartitionsResult>;
   /**
    * Deletes up to `limit` expired entries of the result cache (outputs of cached task nodes past
    * their ttl). Returns how many it deleted.

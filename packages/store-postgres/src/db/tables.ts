@@ -13,15 +13,6 @@ export interface Tables {
   /** The idempotency keys of runs: what makes a key unique (decision 349). */
   readonly runKeys: string;
   readonly steps: string;
-  /**
-   * The partitions of `cyclone_runs` and `cyclone_steps` that retention empties row by row: the
-   * rows stored before runs and steps were partitioned (and every id below their bound), and the
-   * default ones (ids in no period). Every other partition is a period, dropped whole.
-   */
-  readonly runsInitial: string;
-  readonly runsDefault: string;
-  readonly stepsInitial: string;
-  readonly stepsDefault: string;
   readonly workflows: string;
   readonly signals: string;
   readonly events: string;
@@ -62,10 +53,6 @@ export function tablesIn(schema = 'public'): Tables {
     runs: q('cyclone_runs'),
     runKeys: q('cyclone_run_keys'),
     steps: q('cyclone_steps'),
-    runsInitial: q('cyclone_runs_initial'),
-    runsDefault: q('cyclone_runs_default'),
-    stepsInitial: q('cyclone_steps_initial'),
-    stepsDefault: q('cyclone_steps_default'),
     workflows: q('cyclone_workflows'),
     signals: q('cyclone_signals'),
     events: q('cyclone_events'),

@@ -9,6 +9,7 @@ import {
   pgTable,
   text,
   timestamp,
+  uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
 import { ERROR_KINDS, NODE_TYPES, OnDepFailure, STEP_STATES } from '@cyclone/core';
@@ -141,11 +142,11 @@ export const cycloneSteps = pgTable(
     index('cyclone_steps_run_idx')
       .on(t.runId, t.itemIndex)
       .where(sql`${t.id} <> ${t.runId}`),
-    // One item task per (fan-out node, position) is kept by a unique index on each partition, not
-    // here: a partitioned table's unique index must hold its key, `id`. An item is made in its run's
-    // millisecond, so it lives in its parent's partition, and the index there holds the pair unique
-    // in the whole table (decision 349); the migration and the period scanner create it
-    // (`<partition>_parent_idx`), and the expansion's insert says `ON CONFLICT DO NOTHING`.
+    // One item task per (fan-out node, position): an expansion that runs twice (a crash, a second
+    // process) inserts each item once.
+    uniqueIndex('cyclone_steps_parent_idx')
+      .on(t.parentStepId, t.itemIndex)
+      .where(sql`${t.parentStepId} IS NOT NULL`),
     // A fan-out's progress (items in progress, the next pending ones, a discarded one) is read at
     // every item's settlement: by state, it reads only those items, not all of the node's.
     index('cyclone_steps_parent_state_idx')

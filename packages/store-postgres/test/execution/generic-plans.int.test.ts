@@ -61,7 +61,7 @@ const probeKind = 'plans.probe';
 let pool: pg.Pool;
 let store: PostgresStore;
 beforeAll(async () => {
-  // Submitted before the days are laid out: they move from the initial partitions into today's.
+  // Submitted before the tables are partitioned: rows a deployment holds when it migrates.
   await fx.store.submit([
     ...Array.from({ length: rounds * 6 }, (_, i) => runOfJob(kind, String(i))),
     ...Array.from({ length: 3 }, (_, i) => runOfJob(probeKind, String(i))),

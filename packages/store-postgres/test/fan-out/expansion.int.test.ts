@@ -110,14 +110,12 @@ describe('fan-out expansion', () => {
     const { runId, nodeId, listKind, itemKind } = await start('fo-crash');
     const { client: blocker, pid: blockerPid } = await sideClient();
     // An uncommitted row at position 1500 makes the expansion's second batch wait on the unique
-    // index, after its first batch was inserted: the expansion is stopped in the middle. Its id is
-    // made in the run's millisecond, as an item's is, so it is in the items' partition and index.
+    // index, after its first batch was inserted: the expansion is stopped in the middle.
     await blocker.query('BEGIN');
     await blocker.query(
       `INSERT INTO cyclone_steps (id, run_id, node, node_type, state, max_attempts, parent_step_id,
                                   item_index)
-       VALUES ((left($1::uuid::text, 13) || substr(gen_random_uuid()::text, 14))::uuid, $1::uuid, 'pack',
-               'item', 'pending', 1, $2, 1500)`,
+       VALUES (gen_random_uuid(), $1, 'pack', 'item', 'pending', 1, $2, 1500)`,
       [runId, nodeId],
     );
     const list = await claimOne(fx, listKind);
@@ -181,8 +179,7 @@ describe('fan-out expansion', () => {
     await blocker.query(
       `INSERT INTO cyclone_steps (id, run_id, node, node_type, state, max_attempts, parent_step_id,
                                   item_index)
-       VALUES ((left($1::uuid::text, 13) || substr(gen_random_uuid()::text, 14))::uuid, $1::uuid, 'pack',
-               'item', 'pending', 1, $2, 1500)`,
+       VALUES (gen_random_uuid(), $1, 'pack', 'item', 'pending', 1, $2, 1500)`,
       [runId, nodeId],
     );
     const list = await claimOne(fx, listKind);

@@ -1,8 +1,6 @@
 /**
- * The arithmetic of periods: run ids are UUIDs version 7, whose first 48 bits are the milliseconds
- * of their creation, so the smallest UUID of a millisecond bounds a period of runs. A step's id is
- * made in its run's millisecond and an event names its run, so one range of ids is the period of
- * a run's row, its steps and its events (decisions 320 and 347).
+ * The arithmetic of event periods: run ids are UUIDs version 7, whose first 48 bits are the
+ * milliseconds of their creation, so the smallest UUID of a millisecond bounds a period of runs.
  */
 
 /** The smallest UUID whose first 48 bits are `ms`: every run id made at or after `ms` sorts above. */
@@ -44,13 +42,10 @@ export function parseInitialBound(bound: string): number | undefined {
   return match ? boundTime(match[1]!) : undefined;
 }
 
-/**
- * The name of `table`'s partition of the period starting at `fromMs`:
- * `cyclone_runs_p20261207_000000`.
- */
-export function periodPartitionName(table: string, fromMs: number): string {
+/** The name of the partition of the period starting at `fromMs`: `cyclone_events_p20261207_000000`. */
+export function periodPartitionName(fromMs: number): string {
   const iso = new Date(fromMs).toISOString(); // 2026-12-07T00:00:00.000Z
   const day = iso.slice(0, 10).replaceAll('-', '');
   const time = iso.slice(11, 19).replaceAll(':', '');
-  return `${table}_p${day}_${time}`;
+  return `cyclone_events_p${day}_${time}`;
 }
