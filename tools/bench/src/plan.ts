@@ -45,6 +45,12 @@ export interface Sizes {
   readonly bound: number;
   /** Jobs of each set of a flow-cost measurement (limited and not). */
   readonly flowJobs: number;
+  /**
+   * Jobs of each set of the fair-share rows: more than the others', since their drains must
+   * outlast a loaded machine's swings to measure the claim (decision 402), and they may spread
+   * over their keys several jobs a key where the per-key cap's row needs one.
+   */
+  readonly fairFlowJobs: number;
   /** Available steps of the flow plan check. */
   readonly flowPlanSteps: number;
 }
@@ -63,6 +69,7 @@ export const fullSizes: Sizes = {
   latencyCapMs: 12_000,
   bound: 100_000,
   flowJobs: 10_000,
+  fairFlowJobs: 40_000,
   flowPlanSteps: 1_000_000,
 };
 
@@ -80,6 +87,7 @@ export const quickSizes: Sizes = {
   latencyCapMs: 3_000,
   bound: 2_000,
   flowJobs: 300,
+  fairFlowJobs: 300,
   flowPlanSteps: 20_000,
 };
 
@@ -195,7 +203,7 @@ export function planVariants(
       id: `flow-${mode}`,
       measure: 'flow',
       concurrency: flowConcurrency,
-      n: sizes.flowJobs,
+      n: mode === 'fair-10' || mode === 'fair-10k' ? sizes.fairFlowJobs : sizes.flowJobs,
       capMs: 6 * sizes.capMs,
       configs: ['default'],
       flow: mode,

@@ -100,7 +100,7 @@ const flowLabels: Readonly<Record<string, string>> = {
   'key-cap': 'a per-key cap of 1 over 10,000 keys, one job each (never binds)',
   priority: 'priorities -3..3, no limit',
   'fair-10': 'fair share over 10 keys',
-  'fair-10k': 'fair share over 10,000 keys, one job each',
+  'fair-10k': 'fair share over 10,000 keys',
 };
 
 function rowSpecs(variants: readonly Variant[], depthRows: number): RowSpec[] {

@@ -5,8 +5,8 @@
  * of a kind with no limit and one of a kind with flow control set (a per-kind cap above what the
  * worker holds claimed, its slots and its local queue, so it never binds; a per-key cap of 1 over
  * 10,000 distinct keys, one job each, so it never binds either; priorities spread over -3..3,
- * no limit; or fair share over 10 keys or over 10,000 keys, one job each, where the worker claims
- * for its free slots only and the claim walks the keys in turn). A worker of
+ * no limit; or fair share over 10 keys or over 10,000 keys, the jobs spread over them in turn,
+ * where the claim walks the keys in turn and the worker starts its steps in that order). A worker of
  * concurrency C drains a warm-up set (untimed), then each set in turn (the order given, so that
  * rounds can alternate it), timed
  * from its start until the set's steps are all completed. The figure is the limited set's rate as
