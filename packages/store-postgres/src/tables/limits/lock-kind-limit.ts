@@ -22,9 +22,10 @@ interface LockKindLimitRow {
  * its own, in the claim's transaction, so that the counting statement after it starts, and takes
  * its snapshot, once the lock is held: it then sees every claim that committed before.
  *
- * A kind under fair share has a row in `cyclone_fair_shares`, locked the same way: its claim
- * holds both rows (the limit row only when the kind has limits too), so a claim of the kind under
- * fair share and one that still took it for a merely limited kind never count at once.
+ * Only the limited claim runs it. It locks a kind's row in `cyclone_fair_shares` too, so a
+ * limited claim that finds the kind put under fair share meanwhile (`fair`) steps aside while
+ * holding it: the fair claim, which locks both rows in its own statement (decision 400), and a
+ * merely limited claim of the kind never count at once.
  */
 const statement = defineStatement<LockKindLimitParams, LockKindLimitRow>(
   'lock-kind-limit',
