@@ -108,6 +108,47 @@ describe('idempotency keys in cyclone_run_keys', () => {
     }
   });
 
+  it('takes a batch of keys in their sorted order, so two submits naming them in opposite orders do not deadlock', async () => {
+    const a = await openTransaction();
+    const b = await openTransaction();
+    try {
+      // The first submit detects a deadlock at once, where it would lose the wait to the second.
+      await a.client.query(`SET LOCAL deadlock_timeout = '20ms'`);
+      const heldB = runOfJob('keys.order', 'null', { idempotencyKey: 'order-b' });
+      await fx.store.submit([heldB], a.client);
+      // Named c then b: taken in the order b, c, so the submit waits for b holding nothing.
+      const second = fx.store.submit(
+        [
+          runOfJob('keys.order', 'null', { idempotencyKey: 'order-c' }),
+          runOfJob('keys.order', 'null', { idempotencyKey: 'order-b' }),
+        ],
+        b.client,
+      );
+      await waitingForLock(b.pid);
+      // Taken in the other order it would hold c, and this insert of c would deadlock.
+      const heldC = runOfJob('keys.order', 'null', { idempotencyKey: 'order-c' });
+      expect(await fx.store.submit([heldC], a.client)).toEqual([
+        { runId: heldC.id, created: true },
+      ]);
+      await a.client.query('COMMIT');
+      expect(await second).toEqual([
+        { runId: heldC.id, created: false },
+        { runId: heldB.id, created: false },
+      ]);
+      await b.client.query('COMMIT');
+      expect(await keyRows(['order-b', 'order-c'])).toEqual({
+        'order-b': heldB.id,
+        'order-c': heldC.id,
+      });
+    } finally {
+      // On a failure, a's end lets b's submit go on, so neither connection is left waiting.
+      await a.client.query('ROLLBACK').catch(() => undefined);
+      await b.client.query('ROLLBACK').catch(() => undefined);
+      a.client.release();
+      b.client.release();
+    }
+  });
+
   it('lets the waiting submit create its run when the first rolls back', async () => {
     const a = await openTransaction();
     const b = await openTransaction();

@@ -96,13 +96,14 @@ WITH job AS (
   SELECT (${p.runIds}::uuid[])[a.ord] AS id, a.args,
          CASE WHEN ${p.idempotencyKey}::text IS NULL THEN NULL
               WHEN ${p.suffixKeys}::boolean THEN ${p.idempotencyKey}::text || ':' || (a.ord - 1)
-              ELSE ${p.idempotencyKey}::text END AS idempotency_key
+              ELSE ${p.idempotencyKey}::text END AS idempotency_key, a.ord
   FROM jsonb_array_elements(${p.args}::jsonb) WITH ORDINALITY AS a(args, ord)
 ), keyed AS (
-  -- A job's key is taken by inserting it, as in insert-runs; only a job whose key was inserted
-  -- is inserted.
+  -- A job's key is taken by inserting it, as in insert-runs, in the keys' sorted order as there;
+  -- only a job whose key was inserted is inserted.
   INSERT INTO ${t.runKeys} (key, run_id)
   SELECT idempotency_key, id FROM job WHERE idempotency_key IS NOT NULL
+  ORDER BY idempotency_key, ord
   ON CONFLICT (key) DO NOTHING
   RETURNING run_id
 ), new_runs AS (

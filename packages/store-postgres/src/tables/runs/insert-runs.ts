@@ -79,10 +79,16 @@ WITH defs AS (
   -- A key is taken by inserting it: the first run of the statement that names it takes it, unless
   -- a run holds it already (or a concurrent submit that commits first takes it: this waits for
   -- that transaction, then inserts nothing). Only a run whose key was inserted is inserted.
+  -- Keys are inserted in their sorted order, as insert-jobs inserts them, so two submits naming
+  -- the same keys wait for each other's first common key rather than each hold one the other
+  -- wants (a deadlock, which costs a second before PostgreSQL breaks it); a key named twice is
+  -- still taken by its first run.
   INSERT INTO ${t.runKeys} (key, run_id)
   SELECT k.key, k.run_id
-  FROM unnest(${p.runIdempotencyKeys}::text[], ${p.runIds}::uuid[]) AS k(key, run_id)
+  FROM unnest(${p.runIdempotencyKeys}::text[], ${p.runIds}::uuid[]) WITH ORDINALITY
+       AS k(key, run_id, n)
   WHERE k.key IS NOT NULL
+  ORDER BY k.key, k.n
   ON CONFLICT (key) DO NOTHING
   RETURNING run_id
 ), new_runs AS (
