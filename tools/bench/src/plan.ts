@@ -31,6 +31,12 @@ export interface Variant {
 export interface Sizes {
   readonly enqueue: number;
   readonly throughput: number;
+  /**
+   * Jobs queued for the deep throughput rows (`throughput-c10-40k`, `throughput-c50-40k`): the
+   * targets hold at 40,000 queued as at 10,000 (issue #48), where a peer's cost a job falls as
+   * its queue empties.
+   */
+  readonly deepThroughput: number;
   readonly latency: number;
   readonly chainRuns: number;
   readonly diamondRuns: number;
@@ -58,6 +64,7 @@ export interface Sizes {
 export const fullSizes: Sizes = {
   enqueue: 20_000,
   throughput: 10_000,
+  deepThroughput: 40_000,
   latency: 200,
   chainRuns: 2_000,
   diamondRuns: 1_000,
@@ -76,6 +83,7 @@ export const fullSizes: Sizes = {
 export const quickSizes: Sizes = {
   enqueue: 300,
   throughput: 300,
+  deepThroughput: 300,
   latency: 20,
   chainRuns: 40,
   diamondRuns: 20,
@@ -94,6 +102,9 @@ export const quickSizes: Sizes = {
 const both: readonly ConfigName[] = ['default', 'fast'];
 const fastest: readonly ConfigName[] = ['fast'];
 
+/** The id of a throughput variant: `throughput-c50`, and with 40,000 queued `throughput-c50-40k`. */
+export const throughputId = (concurrency: number, deep = false): string =>
+  `throughput-c${concurrency}${deep ? '-40k' : ''}`;
 /** Concurrency of the depth measurement; its empty-database reference is the throughput variant. */
 export const depthConcurrency = 50;
 export const memoryConcurrency = 100;
@@ -120,14 +131,17 @@ export function planVariants(
       capMs: 0,
       configs: ['default'],
     },
-    ...[10, 50].map((c): Variant => ({
-      id: `throughput-c${c}`,
-      measure: 'throughput',
-      concurrency: c,
-      n: sizes.throughput,
-      capMs: sizes.capMs,
-      configs: both,
-    })),
+    // 10,000 queued jobs, then 40,000: the targets hold at both depths (issue #48).
+    ...[false, true].flatMap((deep) =>
+      [10, 50].map((c): Variant => ({
+        id: throughputId(c, deep),
+        measure: 'throughput',
+        concurrency: c,
+        n: deep ? sizes.deepThroughput : sizes.throughput,
+        capMs: sizes.capMs,
+        configs: both,
+      })),
+    ),
     {
       id: 'sql-bound',
       measure: 'bound',
@@ -218,11 +232,16 @@ export function planVariants(
       flow: 'plan',
     },
   ];
-  // The depth figure is read against the empty-database throughput at the same concurrency.
+  // The depth figure is read against the empty-database throughput at the same concurrency (and
+  // 10,000 queued): that one throughput variant comes with the depth measurement.
   const wanted = new Set<MeasureName>(measures);
-  if (wanted.has('depth')) wanted.add('throughput');
+  const depthReference = throughputId(depthConcurrency);
+  const planned = (v: Variant) =>
+    wanted.has(v.measure) || (wanted.has('depth') && v.id === depthReference);
   // Quick mode exercises every adapter path once: concurrency 10 adds nothing to 50 there.
-  return all.filter((v) => wanted.has(v.measure) && !(quick && v.id === 'throughput-c10'));
+  return all.filter(
+    (v) => planned(v) && !(quick && v.measure === 'throughput' && v.concurrency === 10),
+  );
 }
 
 /** The configurations a system runs a variant in. */

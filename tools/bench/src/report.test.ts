@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Variant } from './plan.js';
+import { fullSizes, planVariants, quickSizes, type Variant } from './plan.js';
 import { buildTable, type Measurement } from './report.js';
 
 const throughput: Variant = {
@@ -56,5 +56,56 @@ describe('buildTable', () => {
       0,
     );
     expect(table.rows.map((r) => r.id)).toEqual(['throughput-c50']);
+  });
+
+  it('keeps the drains of 40,000 queued jobs apart from those of 10,000', () => {
+    const variants = planVariants(fullSizes, ['throughput', 'bound', 'depth'], false);
+    expect(variants.filter((v) => v.measure === 'throughput').map((v) => [v.id, v.n])).toEqual([
+      ['throughput-c10', 10_000],
+      ['throughput-c50', 10_000],
+      ['throughput-c10-40k', 40_000],
+      ['throughput-c50-40k', 40_000],
+    ]);
+    const rate = (variant: string, value: number): Measurement => ({
+      round: 1,
+      system: 'cyclone',
+      config: 'default',
+      variant,
+      value,
+      unit: 'jobs/s',
+      extra: { done: 1_000, cpuMs: 30, serverCpuMs: 50 },
+    });
+    const table = buildTable(
+      ['cyclone'],
+      variants,
+      [
+        rate('throughput-c10', 1_000),
+        rate('throughput-c50', 2_000),
+        rate('throughput-c10-40k', 3_000),
+        rate('throughput-c50-40k', 4_000),
+        rate('sql-bound', 8_000),
+        rate('depth', 1_000),
+      ],
+      1_000_000,
+    );
+    const labels = table.rows.map((r) => r.label);
+    expect(new Set(labels).size).toBe(labels.length);
+    const median = (id: string) =>
+      table.rows.find((r) => r.id === id)?.cells['cyclone:default']?.median;
+    expect(median('throughput-c50-40k')).toBe(4_000);
+    expect(median('throughput-c50-40k-cpu')).toBe(80);
+    // The depth figure is read against 10,000 queued at c=50; the SQL bound's shares likewise.
+    expect(median('depth-retained')).toBe(0.5);
+    expect(table.rows.filter((r) => r.id.endsWith('-of-bound')).map((r) => r.id)).toEqual([
+      'throughput-c10-of-bound',
+      'throughput-c50-of-bound',
+    ]);
+  });
+
+  it('brings only its reference with the depth measurement, and no concurrency 10 in quick mode', () => {
+    const ids = (measures: Parameters<typeof planVariants>[1], quick: boolean) =>
+      planVariants(quick ? quickSizes : fullSizes, measures, quick).map((v) => v.id);
+    expect(ids(['depth'], false)).toEqual(['throughput-c50', 'depth']);
+    expect(ids(['throughput'], true)).toEqual(['throughput-c50', 'throughput-c50-40k']);
   });
 });

@@ -3,7 +3,7 @@
  * Markdown.
  */
 import { systemMeta } from './systems/meta.js';
-import { boundBatch, type Variant } from './plan.js';
+import { boundBatch, throughputId, type Variant } from './plan.js';
 import { flowKindCap, type ConfigName, type SystemName } from './shared/types.js';
 
 /** One figure of one round. */
@@ -131,7 +131,7 @@ function rowSpecs(variants: readonly Variant[], depthRows: number): RowSpec[] {
         specs.push({
           id: `${v.id}-cpu`,
           variant: v.id,
-          label: `CPU per job, c=${v.concurrency}: worker process + server (user + system)`,
+          label: `CPU per job, c=${v.concurrency}, ${fmtInt(v.n)} jobs: worker process + server (user + system)`,
           unit: 'µs',
           better: 'lower',
           optional: true,
@@ -140,7 +140,7 @@ function rowSpecs(variants: readonly Variant[], depthRows: number): RowSpec[] {
         specs.push({
           id: `${v.id}-cpu-server`,
           variant: v.id,
-          label: `CPU per job, c=${v.concurrency}: the server's part`,
+          label: `CPU per job, c=${v.concurrency}, ${fmtInt(v.n)} jobs: the server's part`,
           unit: 'µs',
           better: 'lower',
           optional: true,
@@ -336,6 +336,7 @@ export function buildTable(
   }
   const bound = rows.find((r) => r.id === 'sql-bound');
   if (bound) {
+    // The rows of 10,000 queued jobs only (`throughput-c50`, not `throughput-c50-40k`).
     const shares = rows
       .filter((r) => /^throughput-c\d+$/.test(r.id))
       .map((throughput) => shareOfBoundRow(columns, throughput, bound));
@@ -380,7 +381,8 @@ function retainedRow(
   variants: readonly Variant[],
 ): Row {
   const concurrency = variants.find((v) => v.measure === 'depth')?.concurrency;
-  const empty = rows.find((r) => r.id === `throughput-c${concurrency}`);
+  const empty =
+    concurrency === undefined ? undefined : rows.find((r) => r.id === throughputId(concurrency));
   const medians: Record<string, { median: number; values: number[]; capped: boolean }> = {};
   for (const column of columns) {
     const d = depth[column.key];

@@ -2,6 +2,7 @@
  * The performance targets, checked against one run's table: each with Cyclone's figure,
  * the goal, and whether it was met. Rows a run did not measure are left out.
  */
+import { throughputId } from './plan.js';
 import type { Row, Table } from './report.js';
 
 /** One target's outcome. */
@@ -32,7 +33,7 @@ const medianOf = (id: string) => (rows: ReadonlyMap<string, Row>) => cyclone(row
 /** A workflow's steps/s as a share of Cyclone's own plain-job rate at the same concurrency. */
 const shareOfJobRate = (id: string) => (rows: ReadonlyMap<string, Row>) => {
   const steps = cyclone(rows.get(id))?.median;
-  const jobs = cyclone(rows.get('throughput-c50'))?.median;
+  const jobs = cyclone(rows.get(throughputId(50)))?.median;
   return steps === undefined || !jobs ? undefined : steps / jobs;
 };
 const times = { decimals: 2, unit: 'x' } as const;
@@ -46,18 +47,21 @@ const specs: readonly TargetSpec[] = [
     read: ratioTo('enqueue'),
     ...times,
   },
-  // Against graphile-worker's fastest configuration, the best peer here; 1.0x is the stretch.
-  ...[10, 50].map((c): TargetSpec => ({
-    target: `throughput c=${c} vs the best peer`,
-    goal: '>= 0.9x',
-    read: ratioTo(`throughput-c${c}`),
-    ...times,
-  })),
+  // Against graphile-worker's fastest configuration, the best peer here, with 10,000 and with
+  // 40,000 jobs queued (issue #48); 1.3x is the stretch.
+  ...[false, true].flatMap((deep) =>
+    [10, 50].map((c): TargetSpec => ({
+      target: `throughput c=${c}, ${deep ? '40,000' : '10,000'} queued, vs the best peer`,
+      goal: '>= 1.0x',
+      read: ratioTo(throughputId(c, deep)),
+      ...times,
+    })),
+  ),
   {
     // Worker and server together, where the server runs on the bench's machine.
     target: 'CPU per job (c=50) vs the best peer',
-    goal: '<= 1.3x',
-    read: ratioTo('throughput-c50-cpu'),
+    goal: '<= 1.2x',
+    read: ratioTo(`${throughputId(50)}-cpu`),
     ...times,
   },
   {
@@ -78,6 +82,13 @@ const specs: readonly TargetSpec[] = [
     read: medianOf('latency-p99'),
     decimals: 1,
     unit: ' ms',
+  },
+  {
+    // Under 5 ms and never above the peer's p99 in the same run.
+    target: 'latency p99 vs the best peer',
+    goal: '<= 1.0x',
+    read: ratioTo('latency-p99'),
+    ...times,
   },
   ...(['chain', 'diamond'] as const).map((shape): TargetSpec => ({
     target: `workflow ${shape}: steps/s as a share of the job rate (c=50)`,
@@ -137,6 +148,11 @@ function shownFigure(spec: TargetSpec, figure: number, atLeast: boolean, met: bo
       ? Math.floor(scaled + 1e-9)
       : Math.ceil(scaled - 1e-9);
   return `${(rounded / step).toFixed(spec.decimals)}${spec.unit}`;
+}
+
+/** Every target with its goal, measured or not: what the docs state as goals. */
+export function targetGoals(): { readonly target: string; readonly goal: string }[] {
+  return specs.map(({ target, goal }) => ({ target, goal }));
 }
 
 /** The targets this run measured, each met or not. */
