@@ -42,7 +42,7 @@ export { PoolerModes, type PoolerMode } from './db/pooler.js';
 export { uuidv7, isUuid } from './db/ids.js';
 export { MetricsDefaults } from './reads/collect-metrics.js';
 export { OverviewDefaults, StatsMinutesKeptMs } from './reads/overview.js';
-export { tablesIn, type Tables } from './db/tables.js';
+export { tablesIn, type TableLayout, type Tables } from './db/tables.js';
 export { withTransaction, isRetryableTransactionError } from './db/transaction.js';
 export {
   classifyDatabaseError,

@@ -1,5 +1,6 @@
 import type { ChildInputCheck } from './db/sql-runner.js';
 import type pg from 'pg';
+import type { TableLayout } from './db/tables.js';
 import type { StoreLogger } from './contract/store-logger.js';
 import type { PoolerMode } from './db/pooler.js';
 
@@ -54,4 +55,10 @@ export interface PostgresStoreOptions {
    * @defaultValue none: child inputs are not checked
    */
   readonly childInputCheck?: ChildInputCheck;
+  /**
+   * How runs and steps are stored (see {@link TableLayout}). No migration makes the
+   * `hot-and-history` layout yet: only tests of that layout set it.
+   * @defaultValue `'one-table'`
+   */
+  readonly tableLayout?: TableLayout;
 }

@@ -162,7 +162,7 @@ export class PostgresStore implements CycloneStore {
   constructor(options: PostgresStoreOptions) {
     this.pool = options.pool;
     this.transactionPool = options.transactionPool ?? options.pool;
-    this.tables = tablesIn(options.schema);
+    this.tables = tablesIn(options.schema, options.tableLayout);
     this.pooler = poolerModeOf(options.pooler, 'store options');
     // Behind a transaction-mode pooler: no named statements, and LISTEN only on a pool of its own.
     const direct = this.pooler !== 'transaction';

@@ -10,6 +10,7 @@ import type { RunRecord, StepRecord } from '../src/schema/rows.js';
 import { PostgresStore } from '../src/store.js';
 import type { NewJobOptions, NewRun } from '../src/contract/new-run.js';
 import { runOfJob } from '../src/tables/runs/new-runs.js';
+import { makeHotAndHistory, tableLayoutOfTests } from './hot-and-history.js';
 
 /** Sets up the fixture; call at the top of a test file. */
 export function useStore() {
@@ -18,11 +19,13 @@ export function useStore() {
   let store: PostgresStore | undefined;
   let checkedEventId = 0;
 
-  beforeAll(() => {
+  const tableLayout = tableLayoutOfTests();
+  beforeAll(async () => {
     pool = new pg.Pool({ connectionString: db.url, max: 6 });
     // A backend a test terminates on purpose is reported here once it is idle.
     pool.on('error', () => undefined);
-    store = new PostgresStore({ pool });
+    if (tableLayout === 'hot-and-history') await makeHotAndHistory(pool);
+    store = new PostgresStore({ pool, tableLayout });
   });
   afterEach(async () => {
     checkedEventId = await expectEventsFollowTable(pool!, checkedEventId);
@@ -36,6 +39,8 @@ export function useStore() {
 
   return {
     db,
+    /** The layout of runs and steps this file's database has (`CYCLONE_TEST_TABLE_LAYOUT`). */
+    tableLayout,
     get pool() {
       return pool!;
     },

@@ -9,10 +9,23 @@ export function quoteIdent(name: string): string {
  */
 export interface Tables {
   readonly schema: string;
+  /**
+   * Every run, open or history: where reads look (`getRun`, the lists, explain). Under the
+   * `hot-and-history` layout the parent of {@link Tables.runsHot} and the history.
+   */
   readonly runs: string;
+  /**
+   * The runs the store writes and the open work it looks for: every statement that inserts,
+   * updates, deletes or locks a run names this table. The same table as {@link Tables.runs} in
+   * the `one-table` layout (decision 426).
+   */
+  readonly runsHot: string;
   /** The idempotency keys of runs: what makes a key unique (decision 349). */
   readonly runKeys: string;
+  /** Every step, open or history: where reads look (see {@link Tables.runs}). */
   readonly steps: string;
+  /** The steps the store writes, claims and scans for open work (see {@link Tables.runsHot}). */
+  readonly stepsHot: string;
   readonly workflows: string;
   readonly signals: string;
   readonly events: string;
@@ -45,14 +58,25 @@ export interface Tables {
   readonly migrations: string;
 }
 
-/** Builds the {@link Tables} of a schema (default `public`). */
-export function tablesIn(schema = 'public'): Tables {
+/**
+ * How runs and steps are stored. `one-table`: each in one table, as every migration so far makes
+ * them. `hot-and-history` (decision 426): each table a parent of two partitions, the hot table
+ * (`cyclone_runs_hot`, `cyclone_steps_hot`) that the store writes and the history that finished
+ * runs move to; no migration makes it yet, and only the store's tests of that layout use it.
+ */
+export type TableLayout = 'one-table' | 'hot-and-history';
+
+/** Builds the {@link Tables} of a schema (default `public`) in a layout (default `one-table`). */
+export function tablesIn(schema = 'public', layout: TableLayout = 'one-table'): Tables {
   const q = (table: string) => `${quoteIdent(schema)}.${quoteIdent(table)}`;
+  const hot = (table: string) => q(layout === 'hot-and-history' ? `${table}_hot` : table);
   return {
     schema,
     runs: q('cyclone_runs'),
+    runsHot: hot('cyclone_runs'),
     runKeys: q('cyclone_run_keys'),
     steps: q('cyclone_steps'),
+    stepsHot: hot('cyclone_steps'),
     workflows: q('cyclone_workflows'),
     signals: q('cyclone_signals'),
     events: q('cyclone_events'),

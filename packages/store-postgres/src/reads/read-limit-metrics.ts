@@ -83,7 +83,7 @@ CROSS JOIN LATERAL (${heldBack(
     'l.kind',
     'l.concurrency_per_key',
     'l.concurrency_max',
-    `SELECT s.concurrency_key AS key FROM ${t.steps} s WHERE s.state = 'running' AND s.kind = l.kind`,
+    `SELECT s.concurrency_key AS key FROM ${t.stepsHot} s WHERE s.state = 'running' AND s.kind = l.kind`,
     p.countLimit,
   )}) c
 CROSS JOIN LATERAL (${heldBack(

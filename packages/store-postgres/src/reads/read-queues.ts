@@ -50,7 +50,7 @@ const statement = defineStatement<ReadQueuesParams, QueueRow>(
   (t, p) => `
 WITH RECURSIVE ${availableKindsSeen(t, p.kindLimit)}, discarded AS (
   SELECT d.kind, count(*)::int AS n FROM (
-    SELECT s.kind FROM ${t.steps} s
+    SELECT s.kind FROM ${t.stepsHot} s
     WHERE s.state = 'discarded' AND s.error_kind = ANY(${p.reasons}::text[])
       AND s.ended_at > now() - ${p.discardedWithinMs}::bigint * interval '1 millisecond'
     LIMIT ${p.countLimit}) d
@@ -70,26 +70,26 @@ WITH RECURSIVE ${availableKindsSeen(t, p.kindLimit)}, discarded AS (
 )
 SELECT k.kind,
   (SELECT count(*) FROM (
-     SELECT 1 FROM ${t.steps} s WHERE s.state = 'available' AND s.kind = k.kind
+     SELECT 1 FROM ${t.stepsHot} s WHERE s.state = 'available' AND s.kind = k.kind
      LIMIT ${p.countLimit}) c)::int AS available,
   (SELECT count(*) FROM (
-     SELECT 1 FROM ${t.steps} s
+     SELECT 1 FROM ${t.stepsHot} s
      WHERE s.state = 'available' AND s.kind = k.kind AND s.scheduled_at <= now()
      LIMIT ${p.countLimit}) c)::int AS ready,
   (SELECT count(*) FROM (
-     SELECT 1 FROM ${t.steps} s WHERE s.state = 'running' AND s.kind = k.kind
+     SELECT 1 FROM ${t.stepsHot} s WHERE s.state = 'running' AND s.kind = k.kind
      LIMIT ${p.countLimit}) c)::int AS running,
   CASE WHEN l.concurrency_max IS NULL THEN 0 ELSE (
     SELECT coalesce(sum(greatest(0, d.n - greatest(0, l.concurrency_max - coalesce(u.n, 0)))), 0)::int
     FROM (SELECT CASE WHEN l.concurrency_per_key THEN a.concurrency_key END AS grp,
                  count(*)::int AS n
-          FROM (SELECT s.concurrency_key FROM ${t.steps} s
+          FROM (SELECT s.concurrency_key FROM ${t.stepsHot} s
                 WHERE s.state = 'available' AND s.kind = k.kind AND s.scheduled_at <= now()
                 LIMIT ${p.countLimit}) a
           GROUP BY 1) d
     LEFT JOIN (SELECT CASE WHEN l.concurrency_per_key THEN s.concurrency_key END AS grp,
                       count(*)::int AS n
-               FROM ${t.steps} s WHERE s.state = 'running' AND s.kind = k.kind
+               FROM ${t.stepsHot} s WHERE s.state = 'running' AND s.kind = k.kind
                GROUP BY 1) u ON u.grp IS NOT DISTINCT FROM d.grp
   ) END AS waiting_on_limit,
   coalesce(x.n, 0) AS discarded_recently,

@@ -35,7 +35,7 @@ const statement = defineStatement<ReadWorkersParams, WorkerRow>(
 WITH held AS (
   SELECT s.claimed_by, s.id, s.run_id, s.node, s.kind, s.started_at,
          row_number() OVER (PARTITION BY s.claimed_by ORDER BY s.started_at, s.id) AS n
-  FROM ${t.steps} s WHERE s.state = 'running' AND s.claimed_by IS NOT NULL
+  FROM ${t.stepsHot} s WHERE s.state = 'running' AND s.claimed_by IS NOT NULL
 )
 SELECT w.id, w.kinds, w.host, w.pid, w.concurrency, w.started_at, w.last_seen_at,
   w.last_seen_at > now() - ${p.livenessMs}::bigint * interval '1 millisecond' AS live,

@@ -52,7 +52,10 @@ describe('claim', () => {
       await client.query('BEGIN');
       began = (await client.query<{ now: Date }>('SELECT now()')).rows[0]!.now;
       await client.query('SELECT pg_sleep(0.05)');
-      const exec = new SqlRunner(client, new StatementCompiler(tablesIn()));
+      const exec = new SqlRunner(
+        client,
+        new StatementCompiler(tablesIn(undefined, fx.tableLayout)),
+      );
       const [claimed] = await claim(exec, {
         kinds: ['claim.start-time'],
         limit: 1,
@@ -86,7 +89,10 @@ describe('claim', () => {
       (await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!
         .synchronous_commit;
     try {
-      const exec = new SqlRunner(client, new StatementCompiler(tablesIn()));
+      const exec = new SqlRunner(
+        client,
+        new StatementCompiler(tablesIn(undefined, fx.tableLayout)),
+      );
       // The session commits durably, whatever the server's default (the test servers of the
       // version matrix run with synchronous_commit off).
       await client.query('SET synchronous_commit = on');

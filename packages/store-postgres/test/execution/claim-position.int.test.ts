@@ -33,7 +33,7 @@ async function jobsAged(kind: string, ...ages: number[]): Promise<string[]> {
 describe('the claim from a remembered position', () => {
   const claimOf = (kinds: string[], limit: number, positions: ClaimPositions) =>
     claim(
-      new SqlRunner(fx.pool, new StatementCompiler(tablesIn())),
+      new SqlRunner(fx.pool, new StatementCompiler(tablesIn(undefined, fx.tableLayout))),
       { kinds, limit, workerId: 'w', leaseMs: 60_000 },
       new LimitedKinds(),
       positions,

@@ -110,7 +110,7 @@ describe('fair share: keys in turn', () => {
 
   it('keeps the turn in the database: two stores claiming alternately share it', async () => {
     const kind = 'fair.shared';
-    const other = new PostgresStore({ pool: fx.pool });
+    const other = new PostgresStore({ pool: fx.pool, tableLayout: fx.tableLayout });
     await fx.store.setFairShare({ kind, weights: {} });
     await jobs(kind, 50, 'A');
     await jobs(kind, 50, 'B');

@@ -16,7 +16,7 @@ let pool: pg.Pool;
 let store: PostgresStore;
 beforeEach(() => {
   pool = new pg.Pool({ connectionString: fx.db.url, max: 1 });
-  store = new PostgresStore({ pool });
+  store = new PostgresStore({ pool, tableLayout: fx.tableLayout });
 });
 afterEach(async () => {
   await pool.end();

@@ -11,7 +11,11 @@ const fx = useStore();
 
 /** Locks `runId` for its settlement in a transaction of its own, and returns what it read. */
 async function lockForSettlement(runId: string) {
-  const exec = new SqlRunner(fx.pool, new StatementCompiler(tablesIn()), fx.pool);
+  const exec = new SqlRunner(
+    fx.pool,
+    new StatementCompiler(tablesIn(undefined, fx.tableLayout)),
+    fx.pool,
+  );
   return exec.transaction((tx) => lockSettlingRun(tx, { runId, taskType: NodeType.Task }));
 }
 

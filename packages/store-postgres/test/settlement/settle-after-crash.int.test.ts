@@ -100,6 +100,7 @@ describe('settlement after a completion', () => {
     const warnings: { fields: Record<string, unknown>; message: string }[] = [];
     const store = new PostgresStore({
       pool: fx.pool,
+      tableLayout: fx.tableLayout,
       logger: { warn: (fields, message) => warnings.push({ fields, message }) },
     });
     // Clearing a marker fails while this trigger exists: the settlement rolls back.

@@ -148,7 +148,11 @@ describe('enqueue (the lean job insert)', () => {
   });
 
   it('takes the general insert for arguments too large for one array, with the same rows', async () => {
-    const exec = new SqlRunner(fx.pool, new StatementCompiler(tablesIn()), fx.pool);
+    const exec = new SqlRunner(
+      fx.pool,
+      new StatementCompiler(tablesIn(undefined, fx.tableLayout)),
+      fx.pool,
+    );
     const jobs = newJobs('lean.large', ['{"big":"xxxxxxxxxx"}', '{"big":"yy"}'], {
       idempotencyKey: 'large',
       suffixKeys: true,

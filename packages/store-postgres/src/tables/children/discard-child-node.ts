@@ -28,13 +28,13 @@ const statement = defineStatement<DiscardChildNodeParams, DiscardedChildRow>(
   'discard-child-node',
   (t, p) => `
 WITH discarded AS (
-  UPDATE ${t.steps} s
+  UPDATE ${t.stepsHot} s
   SET state = (SELECT ${p.toState}::text), error_kind = (SELECT ${p.errorKind}::text), error = (SELECT ${p.error}::text),
       ended_at = now()
   WHERE s.id = (SELECT ${p.stepId}::uuid) AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])
   RETURNING s.id, s.run_id, s.node, s.child_run_id
 ), counted AS (
-  UPDATE ${t.runs} r SET open_steps = greatest(0, r.open_steps - 1)
+  UPDATE ${t.runsHot} r SET open_steps = greatest(0, r.open_steps - 1)
   FROM discarded d WHERE r.id = d.run_id
 ), events AS (
   ${recordEvents(t, {

@@ -26,7 +26,7 @@ const statement = defineStatement<LoadWaitingChildrenParams, WaitingChildRow>(
   'load-waiting-children',
   (t, p) => `
 SELECT s.id, s.node, s.child_run_id, c.state AS child_state, c.error AS child_error
-FROM ${t.steps} s LEFT JOIN ${t.runs} c ON c.id = s.child_run_id
+FROM ${t.stepsHot} s LEFT JOIN ${t.runsHot} c ON c.id = s.child_run_id
 WHERE ${stepsOfRun('s', `(SELECT ${p.runId}::uuid)`)} AND s.item_index IS NULL AND s.state = (SELECT ${p.waitingState}::text)
 ORDER BY s.created_at, s.id
 FOR UPDATE OF s

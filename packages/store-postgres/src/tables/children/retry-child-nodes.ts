@@ -23,10 +23,10 @@ const statement = defineStatement<RetryChildNodesParams, { id: string }>(
   'retry-child-nodes',
   (t, p) => `
 WITH retried AS (
-  UPDATE ${t.steps} s
+  UPDATE ${t.stepsHot} s
   SET state = (SELECT ${p.toState}::text), error = NULL, error_kind = NULL, ended_at = NULL,
       wait_deadline_at = NULL,
-      deps_remaining = (SELECT count(*) FROM ${t.steps} d
+      deps_remaining = (SELECT count(*) FROM ${t.stepsHot} d
                         WHERE ${workflowStepsOfRun('d', 's.run_id')} AND d.item_index IS NULL
                           AND d.node = ANY(s.depends_on) AND d.state <> (SELECT ${p.completedState}::text))
   -- The listed steps by a join with their ids: one probe of the key each (decision 422).

@@ -15,7 +15,7 @@ export interface SetChildRunParams {
 const statement = defineStatement<SetChildRunParams>(
   'set-child-run',
   (t, p) => `
-UPDATE ${t.steps} SET child_run_id = (SELECT ${p.childRunId}::uuid), started_at = coalesce(started_at, now())
+UPDATE ${t.stepsHot} SET child_run_id = (SELECT ${p.childRunId}::uuid), started_at = coalesce(started_at, now())
 WHERE id = (SELECT ${p.stepId}::uuid) AND state = (SELECT ${p.waitingState}::text) AND child_run_id IS NULL
 `,
 );

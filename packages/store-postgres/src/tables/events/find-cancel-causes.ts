@@ -22,7 +22,7 @@ const statement = defineStatement<FindCancelCausesParams, CancelCauseRow>(
   'find-cancel-causes',
   (t, p) => `
 SELECT DISTINCT ON (e.step_id) e.step_id, e.trigger
-FROM ${t.events} e JOIN ${t.steps} s ON s.id = e.step_id
+FROM ${t.events} e JOIN ${t.stepsHot} s ON s.id = e.step_id
 WHERE e.run_id = (SELECT ${p.runId}::uuid) AND s.state = (SELECT ${p.cancelledState}::text)
   AND e.to_state = (SELECT ${p.cancelledState}::text)
 ORDER BY e.step_id, e.id DESC

@@ -23,13 +23,13 @@ const statement = defineStatement<CancelItemsParams, { id: string }>(
   'cancel-items',
   (t, p) => `
 WITH cancelled AS (
-  UPDATE ${t.steps} s
+  UPDATE ${t.stepsHot} s
   SET state = (SELECT ${p.toState}::text), ended_at = now(), lease_expires_at = NULL
   WHERE s.parent_step_id = (SELECT ${p.nodeId}::uuid) AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])
   RETURNING s.id, s.run_id, s.node, s.kind, s.attempts, s.started_event_id, s.started_at, s.claimed_by,
-            (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
+            (SELECT x.state FROM ${t.stepsHot} x WHERE x.id = s.id) AS from_state
 ), counted AS (
-  UPDATE ${t.runs} r SET open_steps = r.open_steps - (SELECT count(*) FROM cancelled)
+  UPDATE ${t.runsHot} r SET open_steps = r.open_steps - (SELECT count(*) FROM cancelled)
   WHERE r.id = (SELECT run_id FROM cancelled LIMIT 1)
 ), events AS (
   ${recordEvents(t, storedClaimEvent('cancelled', 'attempts + 1', wasRunning), {

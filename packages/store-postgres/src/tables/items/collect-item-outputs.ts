@@ -14,7 +14,7 @@ const statement = defineStatement<CollectItemOutputsParams, { output: string | n
   'collect-item-outputs',
   (t, p) => `
 SELECT coalesce(jsonb_agg(i.output ORDER BY i.item_index), '[]'::jsonb)::text AS output
-FROM ${t.steps} i WHERE i.parent_step_id = (SELECT ${p.nodeId}::uuid)
+FROM ${t.stepsHot} i WHERE i.parent_step_id = (SELECT ${p.nodeId}::uuid)
 `,
 );
 

@@ -23,13 +23,13 @@ const statement = defineStatement<DiscardFanOutParams, { id: string }>(
   'discard-fan-out',
   (t, p) => `
 WITH gone AS (
-  UPDATE ${t.steps} s
+  UPDATE ${t.stepsHot} s
   SET state = (SELECT ${p.toState}::text), error = (SELECT ${p.error}::text), error_kind = (SELECT ${p.errorKind}::text),
       ended_at = now()
   WHERE s.id = (SELECT ${p.nodeId}::uuid) AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])
   RETURNING s.id, s.run_id, s.node
 ), counted AS (
-  UPDATE ${t.runs} r SET open_steps = r.open_steps - 1 FROM gone WHERE r.id = gone.run_id
+  UPDATE ${t.runsHot} r SET open_steps = r.open_steps - 1 FROM gone WHERE r.id = gone.run_id
 ), events AS (
   ${recordEvents(t, {
     source: 'gone',

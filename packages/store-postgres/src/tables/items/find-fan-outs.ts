@@ -24,8 +24,8 @@ const statement = defineStatement<FindFanOutsParams, OpenFanOutRow>(
   'find-fan-outs',
   (t, p) => `
 SELECT n.id, n.node, n.max_parallel,
-       EXISTS (SELECT 1 FROM ${t.steps} i WHERE i.parent_step_id = n.id) AS expanded
-FROM ${t.steps} n
+       EXISTS (SELECT 1 FROM ${t.stepsHot} i WHERE i.parent_step_id = n.id) AS expanded
+FROM ${t.stepsHot} n
 WHERE ${stepsOfRun('n', `(SELECT ${p.runId}::uuid)`)} AND n.item_index IS NULL AND n.node_type = (SELECT ${p.fanOutType}::text)
   AND n.state = (SELECT ${p.pendingState}::text) AND n.deps_remaining = 0
 ORDER BY n.created_at, n.id

@@ -22,8 +22,8 @@ const statement = defineStatement<FindItemNodesParams, ItemNodeRow>(
   (t, p) => `
 SELECT i.id, n.node
 FROM unnest((SELECT ${p.stepIds}::uuid[])) AS listed(id)
-JOIN ${t.steps} i ON i.id = listed.id
-JOIN ${t.steps} n ON n.id = i.parent_step_id
+JOIN ${t.stepsHot} i ON i.id = listed.id
+JOIN ${t.stepsHot} n ON n.id = i.parent_step_id
 WHERE i.run_id = (SELECT ${p.runId}::uuid)
 `,
 );

@@ -34,9 +34,9 @@ const statement = defineStatement<InsertItemsParams, { inserted: string }>(
   'insert-items',
   (t, p) => `
 WITH node AS (
-  SELECT * FROM ${t.steps} WHERE id = ${p.nodeId}
+  SELECT * FROM ${t.stepsHot} WHERE id = ${p.nodeId}
 ), source AS (
-  SELECT output FROM ${t.steps} s
+  SELECT output FROM ${t.stepsHot} s
   WHERE ${stepsOfRun('s', p.runId)} AND node = ${p.sourceNode}::text AND item_index IS NULL
 ), positions AS (
   SELECT u.id, (${p.offset}::int + u.ord - 1)::int AS idx, u.ord
@@ -52,7 +52,7 @@ WITH node AS (
                        'last', ${p.offset}::int + cardinality(${p.itemIds}::uuid[]) - 1)
   ) WITH ORDINALITY AS e(value, ord)
 ), inserted AS (
-  INSERT INTO ${t.steps} (id, run_id, node, node_type, kind, state, depends_on, deps_remaining,
+  INSERT INTO ${t.stepsHot} (id, run_id, node, node_type, kind, state, depends_on, deps_remaining,
                           on_dep_failure, parent_step_id, item_index, item, max_attempts,
                           timeout_ms, backoff, scheduled_at, concurrency_key, priority)
   SELECT x.id, n.run_id, n.node, ${p.itemType}::text, n.kind,
@@ -67,7 +67,7 @@ WITH node AS (
   ON CONFLICT DO NOTHING
   RETURNING id, run_id, node, kind, state
 ), counted AS (
-  UPDATE ${t.runs} r SET open_steps = r.open_steps + (SELECT count(*) FROM inserted)
+  UPDATE ${t.runsHot} r SET open_steps = r.open_steps + (SELECT count(*) FROM inserted)
   WHERE r.id = ${p.runId} AND EXISTS (SELECT 1 FROM inserted)
 ), events AS (
   ${recordEvents(t, {

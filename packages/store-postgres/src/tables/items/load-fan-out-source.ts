@@ -29,7 +29,7 @@ const statement = defineStatement<LoadFanOutSourceParams, FanOutSourceRow>(
   (t, p) => `
 WITH node AS (
   SELECT n->>'from' AS source, (n->>'maxItems')::int AS max_items
-  FROM ${t.runs} r
+  FROM ${t.runsHot} r
   JOIN ${t.workflows} w ON w.hash = r.definition_hash
   CROSS JOIN LATERAL jsonb_array_elements(w.definition->'nodes') AS n
   WHERE r.id = (SELECT ${p.runId}::uuid) AND n->>'name' = (SELECT ${p.node}::text)
@@ -37,7 +37,7 @@ WITH node AS (
 SELECT node.source, node.max_items, jsonb_typeof(s.output) AS output_type,
        CASE WHEN jsonb_typeof(s.output) = 'array' THEN jsonb_array_length(s.output) END AS length
 FROM node
-LEFT JOIN ${t.steps} s
+LEFT JOIN ${t.stepsHot} s
   ON ${stepsOfRun('s', `(SELECT ${p.runId}::uuid)`)} AND s.node = node.source AND s.item_index IS NULL
 `,
 );

@@ -41,19 +41,19 @@ const statement = defineStatement<ReadFanOutProgressParams, FanOutProgressRow>(
   (t, p) => `
 SELECT
   CASE WHEN (SELECT ${p.countInProgress}::boolean) THEN
-    (SELECT count(*)::int FROM ${t.steps} i
+    (SELECT count(*)::int FROM ${t.stepsHot} i
      WHERE i.parent_step_id = (SELECT ${p.nodeId}::uuid) AND i.state = ANY((SELECT ${p.inProgressStates}::text[])::text[]))
   ELSE 0 END AS in_progress,
-  EXISTS (SELECT 1 FROM ${t.steps} i
+  EXISTS (SELECT 1 FROM ${t.stepsHot} i
           WHERE i.parent_step_id = (SELECT ${p.nodeId}::uuid) AND i.state = ANY((SELECT ${p.unfinishedStates}::text[])::text[]))
     AS unfinished,
-  EXISTS (SELECT 1 FROM ${t.steps} i
+  EXISTS (SELECT 1 FROM ${t.stepsHot} i
           WHERE i.parent_step_id = (SELECT ${p.nodeId}::uuid) AND i.state = (SELECT ${p.waitingState}::text))
     AS waiting,
   d.item_index AS discarded_index, d.error AS discarded_error, d.error_kind AS discarded_kind
 FROM (SELECT 1) AS one
 LEFT JOIN LATERAL (
-  SELECT i.item_index, i.error, i.error_kind FROM ${t.steps} i
+  SELECT i.item_index, i.error, i.error_kind FROM ${t.stepsHot} i
   WHERE i.parent_step_id = (SELECT ${p.nodeId}::uuid) AND i.state = (SELECT ${p.discardedState}::text)
   ORDER BY i.item_index LIMIT 1
 ) d ON true

@@ -27,17 +27,17 @@ const statement = defineStatement<ReleaseItemsParams, { id: string }>(
 WITH free AS (
   SELECT CASE WHEN n.max_parallel IS NULL THEN NULL
               ELSE greatest(0, n.max_parallel - (
-                SELECT count(*) FROM ${t.steps} i
+                SELECT count(*) FROM ${t.stepsHot} i
                 WHERE i.parent_step_id = n.id AND i.state = ANY((SELECT ${p.inProgressStates}::text[])::text[])))
          END AS places
-  FROM ${t.steps} n WHERE n.id = (SELECT ${p.nodeId}::uuid)
+  FROM ${t.stepsHot} n WHERE n.id = (SELECT ${p.nodeId}::uuid)
 ), next AS (
-  SELECT i.id FROM ${t.steps} i
+  SELECT i.id FROM ${t.stepsHot} i
   WHERE i.parent_step_id = (SELECT ${p.nodeId}::uuid) AND i.state = (SELECT ${p.eventFrom}::text)
   ORDER BY i.item_index
   LIMIT (SELECT places FROM free)
 ), released AS (
-  UPDATE ${t.steps} s SET state = (SELECT ${p.toState}::text), scheduled_at = now()
+  UPDATE ${t.stepsHot} s SET state = (SELECT ${p.toState}::text), scheduled_at = now()
   WHERE s.id IN (SELECT id FROM next) AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])
   RETURNING s.id, s.run_id, s.node, s.kind
 ), ${stepsReadyTail(t, 'released', p)}

@@ -33,16 +33,16 @@ const statement = defineStatement<ReopenItemsParams, { id: string; state: string
   (t, p) => `
 WITH nodes AS (
   SELECT n.id, n.max_parallel,
-         (SELECT count(*) FROM ${t.steps} i
+         (SELECT count(*) FROM ${t.stepsHot} i
           WHERE i.parent_step_id = n.id AND i.state = ANY((SELECT ${p.inProgressStates}::text[])::text[]))::int AS busy
-  FROM unnest((SELECT ${p.nodeIds}::uuid[])) AS listed(id) JOIN ${t.steps} n ON n.id = listed.id
+  FROM unnest((SELECT ${p.nodeIds}::uuid[])) AS listed(id) JOIN ${t.stepsHot} n ON n.id = listed.id
 ), ranked AS (
   SELECT i.id, n.max_parallel, n.busy,
          row_number() OVER (PARTITION BY i.parent_step_id ORDER BY i.item_index) AS rank
-  FROM ${t.steps} i JOIN nodes n ON n.id = i.parent_step_id
+  FROM ${t.stepsHot} i JOIN nodes n ON n.id = i.parent_step_id
   WHERE i.state = (SELECT ${p.retryFrom}::text)
 ), retried AS (
-  UPDATE ${t.steps} s
+  UPDATE ${t.stepsHot} s
   SET state = CASE WHEN r.max_parallel IS NULL OR r.busy + r.rank <= r.max_parallel
                    THEN (SELECT ${p.retryTo}::text) ELSE (SELECT ${p.retryLaterTo}::text) END,
       max_attempts = greatest(s.max_attempts, s.attempts + (SELECT ${p.additionalAttempts}::int)),
@@ -53,7 +53,7 @@ WITH nodes AS (
   WHERE s.id = r.id AND s.state = (SELECT ${p.retryFrom}::text)
   RETURNING s.id, s.run_id, s.node, s.kind, s.state, s.attempts, s.max_attempts
 ), reopened AS (
-  UPDATE ${t.steps} s
+  UPDATE ${t.stepsHot} s
   SET state = (SELECT ${p.reopenTo}::text), ended_at = NULL, lease_expires_at = NULL,
       claim_token = NULL, claimed_by = NULL
   WHERE s.parent_step_id = ANY((SELECT ${p.nodeIds}::uuid[])::uuid[]) AND s.state = (SELECT ${p.reopenFrom}::text)

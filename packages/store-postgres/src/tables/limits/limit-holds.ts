@@ -8,7 +8,10 @@ import type { Tables } from '../../db/tables.js';
  * `held` (whether the limits hold the step back now). Empty unless the step is available and its
  * kind has limits, so the reads of other steps pay one index probe of `cyclone_limits` at most.
  */
-export function limitHolds(t: Pick<Tables, 'steps' | 'limits' | 'rateStarts'>, s: string): string {
+export function limitHolds(
+  t: Pick<Tables, 'stepsHot' | 'limits' | 'rateStarts'>,
+  s: string,
+): string {
   const window = `r.kind = l.kind AND r.at > now() - l.rate_period_ms * interval '1 millisecond'
           AND (NOT l.rate_per_key OR r.key IS NOT DISTINCT FROM ${s}.concurrency_key)`;
   return `
@@ -18,7 +21,7 @@ export function limitHolds(t: Pick<Tables, 'steps' | 'limits' | 'rateStarts'>, s
   FROM (
     SELECT l.concurrency_max, l.concurrency_per_key, l.rate_limit, l.rate_period, l.rate_per_key,
            CASE WHEN l.concurrency_max IS NULL THEN 0 ELSE (
-             SELECT count(*)::int FROM ${t.steps} u
+             SELECT count(*)::int FROM ${t.stepsHot} u
              WHERE u.state = 'running' AND u.kind = l.kind
                AND (NOT l.concurrency_per_key
                     OR u.concurrency_key IS NOT DISTINCT FROM ${s}.concurrency_key)) END

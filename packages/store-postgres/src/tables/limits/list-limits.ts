@@ -35,20 +35,20 @@ const statement = defineStatement<ListLimitsParams, LimitRow>(
   (t, p) => `
 SELECT l.kind, l.concurrency_max, l.concurrency_per_key, l.rate_limit, l.rate_period_ms::text,
        l.rate_period, l.rate_per_key,
-       (SELECT count(*)::int FROM ${t.steps} s WHERE s.state = 'running' AND s.kind = l.kind)
+       (SELECT count(*)::int FROM ${t.stepsHot} s WHERE s.state = 'running' AND s.kind = l.kind)
          AS running,
        CASE WHEN l.concurrency_max IS NULL THEN 0 ELSE (
          SELECT coalesce(sum(greatest(0, d.n - greatest(0, l.concurrency_max - coalesce(u.n, 0)))), 0)::int
          FROM (SELECT CASE WHEN l.concurrency_per_key THEN a.concurrency_key END AS grp,
                       count(*)::int AS n
-               FROM (SELECT s.concurrency_key FROM ${t.steps} s
+               FROM (SELECT s.concurrency_key FROM ${t.stepsHot} s
                      WHERE s.state = 'available' AND s.kind = l.kind AND s.scheduled_at <= now()
                      ORDER BY s.priority DESC NULLS LAST, s.scheduled_at
                      LIMIT ${p.countLimit}) a
                GROUP BY 1) d
          LEFT JOIN (SELECT CASE WHEN l.concurrency_per_key THEN s.concurrency_key END AS grp,
                            count(*)::int AS n
-                    FROM ${t.steps} s WHERE s.state = 'running' AND s.kind = l.kind
+                    FROM ${t.stepsHot} s WHERE s.state = 'running' AND s.kind = l.kind
                     GROUP BY 1) u ON u.grp IS NOT DISTINCT FROM d.grp
        ) END AS waiting
 FROM ${t.limits} l

@@ -15,9 +15,9 @@ const statement = defineStatement<CountAncestorsParams, { depth: number }>(
   'count-ancestors',
   (t, p) => `
 WITH RECURSIVE up(id, depth) AS (
-  SELECT parent_run_id, 1 FROM ${t.runs} WHERE id = (SELECT ${p.runId}::uuid) AND parent_run_id IS NOT NULL
+  SELECT parent_run_id, 1 FROM ${t.runsHot} WHERE id = (SELECT ${p.runId}::uuid) AND parent_run_id IS NOT NULL
   UNION ALL
-  SELECT r.parent_run_id, up.depth + 1 FROM ${t.runs} r JOIN up ON r.id = up.id
+  SELECT r.parent_run_id, up.depth + 1 FROM ${t.runsHot} r JOIN up ON r.id = up.id
   WHERE r.parent_run_id IS NOT NULL AND up.depth < (SELECT ${p.limit}::int)
 )
 SELECT coalesce(max(depth), 0)::int AS depth FROM up

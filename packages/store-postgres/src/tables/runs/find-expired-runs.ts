@@ -14,7 +14,7 @@ export interface FindExpiredRunsParams {
 const statement = defineStatement<FindExpiredRunsParams, { id: string }>(
   'find-expired-runs',
   (t, p) => `
-SELECT id FROM ${t.runs}
+SELECT id FROM ${t.runsHot}
 WHERE deadline_at IS NOT NULL AND deadline_at <= now() AND state = (SELECT ${p.runningState}::text)
 ORDER BY deadline_at
 LIMIT (SELECT ${p.limit}::int)

@@ -107,7 +107,7 @@ WITH job AS (
   ON CONFLICT (key) DO NOTHING
   RETURNING run_id
 ), new_runs AS (
-  INSERT INTO ${t.runs} (id, workflow, input, idempotency_key, deadline_at, max_reclaims,
+  INSERT INTO ${t.runsHot} (id, workflow, input, idempotency_key, deadline_at, max_reclaims,
                          open_steps, trace_context, state)
   SELECT id, ${p.kind}::text, args, idempotency_key,
          now() + ${p.deadlineMs}::bigint * interval '1 millisecond', ${p.maxReclaims}::int, 1,
@@ -116,7 +116,7 @@ WITH job AS (
   WHERE ${p.idempotencyKey}::text IS NULL OR id IN (SELECT run_id FROM keyed)
   RETURNING id
 ), new_steps AS (
-  INSERT INTO ${t.steps} (id, run_id, node, node_type, kind, state, on_dep_failure, max_attempts,
+  INSERT INTO ${t.stepsHot} (id, run_id, node, node_type, kind, state, on_dep_failure, max_attempts,
                           timeout_ms, backoff, scheduled_at, concurrency_key, priority)
   SELECT id, id, ${p.kind}::text, 'task', ${p.kind}::text, ${p.stepState}::text,
          ${p.onDepFailure}::text, ${p.maxAttempts}::int, ${p.timeoutMs}::int, ${p.backoff}::jsonb,

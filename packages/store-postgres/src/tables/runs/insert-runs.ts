@@ -92,7 +92,7 @@ WITH defs AS (
   ON CONFLICT (key) DO NOTHING
   RETURNING run_id
 ), new_runs AS (
-  INSERT INTO ${t.runs} (id, workflow, definition_hash, input, idempotency_key, deadline_at,
+  INSERT INTO ${t.runsHot} (id, workflow, definition_hash, input, idempotency_key, deadline_at,
                          max_reclaims, open_steps, parent_run_id, parent_step_id, trace_context,
                          state)
   SELECT r.id, r.workflow, r.definition_hash, r.input, r.idempotency_key,
@@ -107,7 +107,7 @@ WITH defs AS (
   WHERE r.idempotency_key IS NULL OR r.id IN (SELECT run_id FROM keyed)
   RETURNING id
 ), new_steps AS (
-  INSERT INTO ${t.steps} (id, run_id, node, node_type, kind, state, depends_on, deps_remaining,
+  INSERT INTO ${t.stepsHot} (id, run_id, node, node_type, kind, state, depends_on, deps_remaining,
                           on_dep_failure, max_attempts, timeout_ms, backoff, scheduled_at,
                           wait_signals, wait_n, max_wait_ms, wait_deadline_at, wait_for_ms,
                           max_parallel, concurrency_key, priority, cache_ttl_ms, cache_key)

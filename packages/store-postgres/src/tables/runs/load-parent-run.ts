@@ -20,7 +20,7 @@ const statement = defineStatement<LoadParentRunParams, ParentRunRow>(
   'load-parent-run',
   (t, p) => `
 SELECT w.definition, r.input::text AS input_json
-FROM ${t.runs} r JOIN ${t.workflows} w ON w.hash = r.definition_hash
+FROM ${t.runsHot} r JOIN ${t.workflows} w ON w.hash = r.definition_hash
 WHERE r.id = (SELECT ${p.runId}::uuid)
 `,
 );

@@ -11,8 +11,8 @@ export interface LockRunOfStepParams {
 const statement = defineStatement<LockRunOfStepParams, LockedRunRow>(
   'lock-run-of-step',
   (t, p) => `
-SELECT r.id, r.state FROM ${t.runs} r
-WHERE r.id = (SELECT run_id FROM ${t.steps} WHERE id = (SELECT ${p.stepId}::uuid))
+SELECT r.id, r.state FROM ${t.runsHot} r
+WHERE r.id = (SELECT run_id FROM ${t.stepsHot} WHERE id = (SELECT ${p.stepId}::uuid))
 FOR UPDATE
 `,
 );

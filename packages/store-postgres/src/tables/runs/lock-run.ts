@@ -16,7 +16,7 @@ export type LockedRunRow = Pick<RunRecord, 'id' | 'state'>;
  */
 const statement = defineStatement<LockRunParams, LockedRunRow>(
   'lock-run',
-  (t, p) => `SELECT id, state FROM ${t.runs} WHERE id = (SELECT ${p.runId}::uuid) FOR UPDATE`,
+  (t, p) => `SELECT id, state FROM ${t.runsHot} WHERE id = (SELECT ${p.runId}::uuid) FOR UPDATE`,
 );
 
 /** Locks a run (see the statement); undefined for an unknown run. */

@@ -28,12 +28,12 @@ const statement = defineStatement<LockSettlingRunParams, LockedSettlingRunRow>(
   'lock-settling-run',
   (t, p) => `
 SELECT r.id, r.state, n.node_types, n.has_cached_tasks
-FROM ${t.runs} r
+FROM ${t.runsHot} r
 CROSS JOIN LATERAL (
   SELECT coalesce(array_agg(DISTINCT s.node_type), '{}') AS node_types,
          coalesce(bool_or(s.node_type = (SELECT ${p.taskType}::text) AND s.cache_ttl_ms IS NOT NULL), false)
            AS has_cached_tasks
-  FROM ${t.steps} s
+  FROM ${t.stepsHot} s
   WHERE ${stepsOfRun('s', 'r.id')} AND s.item_index IS NULL
 ) n
 WHERE r.id = (SELECT ${p.runId}::uuid)

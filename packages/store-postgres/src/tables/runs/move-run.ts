@@ -49,9 +49,9 @@ const statement = defineStatement<
   'move-run',
   (t, p) => `
 WITH previous AS (
-  SELECT state, paused_at FROM ${t.runs} WHERE id = (SELECT ${p.runId}::uuid)
+  SELECT state, paused_at FROM ${t.runsHot} WHERE id = (SELECT ${p.runId}::uuid)
 ), changed AS (
-  UPDATE ${t.runs} r
+  UPDATE ${t.runsHot} r
   SET state = (SELECT ${p.toState}::text),
       ended_at = CASE WHEN (SELECT ${p.terminal}::boolean) THEN now() ELSE NULL END,
       paused_at = CASE WHEN (SELECT ${p.pausing}::boolean) THEN now() ELSE NULL END,
@@ -61,7 +61,7 @@ WITH previous AS (
                    ELSE coalesce((SELECT ${p.error}::text), r.error) END,
       failed_node = CASE WHEN (SELECT ${p.clearError}::boolean) THEN NULL
                          ELSE coalesce((SELECT ${p.failedNode}::text), r.failed_node) END,
-      open_steps = (SELECT count(*) FROM ${t.steps} s
+      open_steps = (SELECT count(*) FROM ${t.stepsHot} s
                     WHERE ${stepsOfRun('s', 'r.id')} AND s.state <> ALL((SELECT ${p.terminalStepStates}::text[])::text[]))
   WHERE r.id = (SELECT ${p.runId}::uuid) AND r.state = ANY((SELECT ${p.fromStates}::text[])::text[])
   RETURNING r.id, r.state, r.parent_run_id

@@ -19,8 +19,8 @@ const statement = defineStatement<
 >(
   'recount-open-steps',
   (t, p) => `
-UPDATE ${t.runs} r
-SET open_steps = (SELECT count(*) FROM ${t.steps} s
+UPDATE ${t.runsHot} r
+SET open_steps = (SELECT count(*) FROM ${t.stepsHot} s
                   WHERE ${stepsOfRun('s', 'r.id')} AND s.state <> ALL((SELECT ${p.terminalStepStates}::text[])::text[]))
 WHERE r.id = (SELECT ${p.runId}::uuid)
 RETURNING r.open_steps

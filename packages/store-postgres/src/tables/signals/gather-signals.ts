@@ -20,7 +20,7 @@ const statement = defineStatement<GatherSignalsParams, { id: string }>(
   'gather-signals',
   (t, p) => `
 WITH gathered AS (
-  UPDATE ${t.steps}
+  UPDATE ${t.stepsHot}
   SET wait_payloads = coalesce(wait_payloads, '[]'::jsonb) || (SELECT ${p.payloadsJson}::jsonb)
   WHERE id = (SELECT ${p.stepId}::uuid) AND state = (SELECT ${p.waitingState}::text)
   RETURNING id

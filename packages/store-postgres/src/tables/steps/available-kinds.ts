@@ -8,11 +8,11 @@ import type { Tables } from '../../db/tables.js';
  */
 export function availableKindsSeen(t: Tables, limit: string): string {
   return `seen(kind, n) AS (
-  (SELECT kind, 1 FROM ${t.steps} WHERE state = 'available' AND kind IS NOT NULL
+  (SELECT kind, 1 FROM ${t.stepsHot} WHERE state = 'available' AND kind IS NOT NULL
    ORDER BY kind LIMIT 1)
   UNION ALL
   SELECT next.kind, seen.n + 1 FROM seen CROSS JOIN LATERAL (
-    SELECT s.kind FROM ${t.steps} s WHERE s.state = 'available' AND s.kind > seen.kind
+    SELECT s.kind FROM ${t.stepsHot} s WHERE s.state = 'available' AND s.kind > seen.kind
     ORDER BY s.kind LIMIT 1
   ) next
   WHERE seen.n < ${limit}

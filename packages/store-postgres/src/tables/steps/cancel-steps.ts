@@ -31,15 +31,15 @@ const statement = defineStatement<CancelStepsParams, CancelledStepRow>(
   'cancel-steps',
   (t, p) => `
 WITH cancelled AS (
-  UPDATE ${t.steps} s
+  UPDATE ${t.stepsHot} s
   SET state = (SELECT ${p.toState}::text), ended_at = now(), lease_expires_at = NULL
   WHERE ${stepsOfRun('s', `(SELECT ${p.runId}::uuid)`)}
     AND (s.id = ANY((SELECT ${p.stepIds}::uuid[])::uuid[]) OR s.parent_step_id = ANY((SELECT ${p.stepIds}::uuid[])::uuid[]))
     AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])
   RETURNING s.id, s.run_id, s.node, s.kind, s.child_run_id, s.attempts, s.started_event_id, s.started_at,
-            s.claimed_by, (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
+            s.claimed_by, (SELECT x.state FROM ${t.stepsHot} x WHERE x.id = s.id) AS from_state
 ), counted AS (
-  UPDATE ${t.runs} r SET open_steps = r.open_steps - (SELECT count(*) FROM cancelled)
+  UPDATE ${t.runsHot} r SET open_steps = r.open_steps - (SELECT count(*) FROM cancelled)
   WHERE r.id = (SELECT ${p.runId}::uuid) AND EXISTS (SELECT 1 FROM cancelled)
 ), events AS (
   ${recordEvents(t, storedClaimEvent('cancelled', 'attempts + 1', wasRunning), {

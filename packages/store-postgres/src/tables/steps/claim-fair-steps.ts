@@ -89,7 +89,7 @@ const statement = defineStatement<ClaimFairStepsParams, ClaimFairStepsRow>(
      * the one probe that finds the key finds that step too, which is all a key of weight 1 takes.
      */
     const nextKey = (op: string, bound: string) => `SELECT s.concurrency_key AS key, s.id AS oldest
-      FROM ${t.steps} s WHERE ${atLevel} AND s.concurrency_key ${op} ${bound}
+      FROM ${t.stepsHot} s WHERE ${atLevel} AND s.concurrency_key ${op} ${bound}
       ORDER BY s.concurrency_key, s.scheduled_at LIMIT 1`;
     /** The round the `k`th step a visited key `v` takes falls in (see `cand`). */
     const roundOf = (k: string) =>
@@ -140,7 +140,7 @@ WITH RECURSIVE held AS MATERIALIZED (
   -- stops at the first due step. The kind is the parameter, not \`f.kind\`: under a join with \`f\`
   -- the planner no longer takes the index's order for the query's and sorts every claimable step
   -- of the kind first (a million read for one row).
-  SELECT s.priority AS p FROM ${t.steps} s
+  SELECT s.priority AS p FROM ${t.stepsHot} s
   WHERE s.state = ${available} AND s.kind = (SELECT ${p.kind}::text) AND s.scheduled_at <= now()
     AND s.priority <= (SELECT ${p.atMost}::bigint) AND EXISTS (SELECT 1 FROM f)
   ORDER BY s.priority DESC NULLS LAST, s.scheduled_at
@@ -149,7 +149,7 @@ WITH RECURSIVE held AS MATERIALIZED (
   -- What the limits of the whole kind leave (per-key limits cut each key's turn below).
   SELECT greatest(0, least((SELECT ${p.limit}::int),
     CASE WHEN f.concurrency_max IS NOT NULL AND NOT f.cpk THEN f.concurrency_max - (
-      SELECT count(*)::int FROM ${t.steps} u WHERE u.state = ${running} AND u.kind = f.kind) END,
+      SELECT count(*)::int FROM ${t.stepsHot} u WHERE u.state = ${running} AND u.kind = f.kind) END,
     CASE WHEN f.rate_limit IS NOT NULL AND NOT f.rate_per_key THEN f.rate_limit - (
       SELECT count(*)::int FROM ${t.rateStarts} r
       WHERE r.kind = f.kind AND r.at > now() - f.rate_period_ms * interval '1 millisecond') END
@@ -157,7 +157,7 @@ WITH RECURSIVE held AS MATERIALIZED (
 ), after(key, oldest, i, real) AS (
   -- The keys from the one whose turn it is to the last: that key itself while its turn lasts.
   SELECT f.cursor_key, NULL::uuid, 0, NOT f.cursor_done AND EXISTS (
-           SELECT 1 FROM ${t.steps} s WHERE ${atLevel} AND s.concurrency_key = f.cursor_key)
+           SELECT 1 FROM ${t.stepsHot} s WHERE ${atLevel} AND s.concurrency_key = f.cursor_key)
   FROM f WHERE f.cursor_key IS NOT NULL AND NOT f.cursor_keyless
   UNION ALL
   SELECT n.key, n.oldest, 1, true FROM f, lv, LATERAL (${nextKey('>=', "''")}) n
@@ -169,7 +169,7 @@ WITH RECURSIVE held AS MATERIALIZED (
   -- One probe of the fair index from the end of the level, where the steps without a key sort:
   -- asked whether any exists, the planner took the kind's keyless steps for many and scanned the
   -- table for the first (decision 386).
-  SELECT coalesce((SELECT s.concurrency_key IS NULL FROM ${t.steps} s WHERE ${atLevel}
+  SELECT coalesce((SELECT s.concurrency_key IS NULL FROM ${t.stepsHot} s WHERE ${atLevel}
                    ORDER BY s.concurrency_key DESC LIMIT 1), false) AS found
 ), before(key, oldest, i) AS (
   -- Then, the turn wrapped around, the keys from the first to the one whose turn it was.
@@ -199,7 +199,7 @@ WITH RECURSIVE held AS MATERIALIZED (
 ), busy AS MATERIALIZED (
   -- Under a per-key cap, the running steps of each key: one read of the kind's running steps,
   -- not one for each key visited.
-  SELECT u.concurrency_key AS key, count(*)::int AS n FROM ${t.steps} u
+  SELECT u.concurrency_key AS key, count(*)::int AS n FROM ${t.stepsHot} u
   WHERE u.state = ${running} AND u.kind = (SELECT ${p.kind}::text)
     AND EXISTS (SELECT 1 FROM f WHERE f.concurrency_max IS NOT NULL AND f.cpk)
   GROUP BY u.concurrency_key
@@ -242,11 +242,11 @@ WITH RECURSIVE held AS MATERIALIZED (
   SELECT v.pos, c.id, c.k, ${roundOf('c.k')} AS round
   FROM quota v CROSS JOIN LATERAL (
     SELECT x.id, row_number() OVER (ORDER BY x.scheduled_at) AS k FROM (
-      (SELECT s.id, s.scheduled_at FROM ${t.steps} s
+      (SELECT s.id, s.scheduled_at FROM ${t.stepsHot} s
        WHERE v.keyed AND ${atLevel} AND s.concurrency_key = v.key
        ORDER BY s.concurrency_key, s.scheduled_at LIMIT v.q)
       UNION ALL
-      (SELECT s.id, s.scheduled_at FROM ${t.steps} s
+      (SELECT s.id, s.scheduled_at FROM ${t.stepsHot} s
        WHERE NOT v.keyed AND ${atLevel} AND s.concurrency_key IS NULL
        ORDER BY s.concurrency_key, s.scheduled_at LIMIT v.q)) x
   ) c

@@ -66,7 +66,7 @@ WITH lim AS (
   FOR UPDATE SKIP LOCKED
 ), running AS (
   SELECT CASE WHEN l.concurrency_per_key THEN s.concurrency_key END AS grp, count(*)::int AS n
-  FROM lim l JOIN ${t.steps} s ON s.state = ${running} AND s.kind = l.kind
+  FROM lim l JOIN ${t.stepsHot} s ON s.state = ${running} AND s.kind = l.kind
   WHERE l.concurrency_max IS NOT NULL
   GROUP BY 1
 ), starts AS (

@@ -109,7 +109,7 @@ export const MaxClaimPerKind = 10_000;
  * walk from their start: a step of a higher priority enqueued later must still come first.
  */
 export function claimableSteps(
-  t: Pick<Tables, 'steps'>,
+  t: Pick<Tables, 'stepsHot'>,
   kind: string,
   limit: string,
   locking: 'skip-locked' | 'none' = 'skip-locked',
@@ -123,7 +123,7 @@ export function claimableSteps(
   // costly enough to be compiled by JIT at every claim); the outer one is the claim's own, and
   // rows are locked only as they are read, so no more than it are locked.
   const part = (where: string, order: string) => `(SELECT * FROM (
-    SELECT id, priority, scheduled_at, concurrency_key FROM ${t.steps}
+    SELECT id, priority, scheduled_at, concurrency_key FROM ${t.stepsHot}
     WHERE state = ${available} AND kind = ${kind} AND scheduled_at <= now() AND ${where}
     ORDER BY ${order}
     LIMIT ${MaxClaimPerKind}${lock}) AS part
@@ -182,7 +182,7 @@ export function claimOrder(source: string): string {
  * The lease comes as epoch milliseconds and the order's columns stay in the database: the driver
  * parses no timestamp a worker never reads.
  */
-export function claimedRows(t: Pick<Tables, 'steps' | 'runs'>): string {
+export function claimedRows(t: Pick<Tables, 'stepsHot' | 'runsHot'>): string {
   return `SELECT c.id, c.run_id, c.node, c.node_type, c.kind, c.attempts, c.max_attempts, c.reclaims,
        c.timeout_ms, c.backoff, c.claim_token,
        (extract(epoch FROM c.lease_expires_at) * 1000)::float8 AS lease_expires_ms,
@@ -191,11 +191,11 @@ export function claimedRows(t: Pick<Tables, 'steps' | 'runs'>): string {
        -- How long the step waited, claimable, for a worker: on the database's clock.
        (extract(epoch FROM now() - c.scheduled_at) * 1000)::float8 AS queue_wait_ms,
        CASE WHEN cardinality(c.depends_on) = 0 THEN NULL ELSE (
-         SELECT jsonb_object_agg(d.node, d.output) FROM ${t.steps} d
+         SELECT jsonb_object_agg(d.node, d.output) FROM ${t.stepsHot} d
          WHERE ${workflowStepsOfRun('d', 'c.run_id')} AND d.node = ANY(c.depends_on) AND d.item_index IS NULL
        ) END AS deps,
        r.definition_hash IS NULL AS standalone
-FROM claimed c JOIN ${t.runs} r ON r.id = c.run_id`;
+FROM claimed c JOIN ${t.runsHot} r ON r.id = c.run_id`;
 }
 
 /** The columns a claim statement's `claimed` CTE returns, for {@link claimedRows}. */

@@ -24,7 +24,7 @@ const statement = defineStatement<ClaimStepParams, ClaimedOneRow>(
   'claim-step',
   (t, p) => `
 WITH claimed AS (
-  UPDATE ${t.steps}
+  UPDATE ${t.stepsHot}
   SET state = (SELECT ${p.toState}::text), ${claimColumns(t, p.workerId, p.leaseMs)}
   WHERE id = (SELECT ${p.stepId}::uuid) AND state = ANY((SELECT ${p.fromStates}::text[])::text[])
   RETURNING id, run_id, node, attempts, claim_token

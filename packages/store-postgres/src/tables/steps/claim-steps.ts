@@ -91,7 +91,7 @@ WITH limited AS (
   ORDER BY s.priority DESC, s.scheduled_at
   LIMIT (SELECT ${p.limit}::int)
 ), claimed AS (
-  UPDATE ${t.steps} s
+  UPDATE ${t.stepsHot} s
   SET state = (SELECT ${p.toState}::text), ${claimColumns(t, p.workerId, p.leaseMs)}
   -- By primary key alone, a join with the picked ids: one probe of the key a row, which on a
   -- table partitioned by id visits the row's partition alone (decision 420), where

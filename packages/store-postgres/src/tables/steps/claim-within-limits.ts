@@ -32,7 +32,7 @@ export interface ClaimWithinLimitsSource {
  */
 export function claimWithinLimits(t: Tables, { p, allowed, limits }: ClaimWithinLimitsSource) {
   return `claimed AS (
-  UPDATE ${t.steps} s
+  UPDATE ${t.stepsHot} s
   SET state = ${p.toState}::text, ${claimColumns(t, p.workerId, p.leaseMs)}
   -- The fence: a candidate another writer moved since this statement's snapshot (a cancel, a
   -- pause, a new schedule) is checked again once that writer's lock is gone, and left when it is

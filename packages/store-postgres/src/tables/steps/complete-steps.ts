@@ -156,7 +156,7 @@ WITH input AS (
   FROM unnest((SELECT ${p.stepIds}::uuid[]), (SELECT ${p.claimTokens}::uuid[]))
        WITH ORDINALITY AS c(id, token, ord)
 ), done AS (
-  UPDATE ${t.steps} s
+  UPDATE ${t.stepsHot} s
   SET state = (SELECT ${p.completeToState}::text), output = c.output,
       attempts = s.attempts + CASE WHEN (SELECT ${p.countAttempt}::boolean) THEN 1 ELSE 0 END,
       timed_out = (SELECT ${p.timedOut}::boolean), cached = (SELECT ${p.cached}::boolean), ended_at = now(),
@@ -180,11 +180,11 @@ WITH input AS (
 ), run_upd AS (
   -- A standalone job (no definition) is a run of one step, the one completing here: its start is
   -- that step's, and it has no dependents to probe; neither needs another read of its steps.
-  UPDATE ${t.runs} r
+  UPDATE ${t.runsHot} r
   SET open_steps = r.open_steps - p.n,
       started_at = coalesce(r.started_at,
                             CASE WHEN r.definition_hash IS NULL THEN p.first_started
-                                 ELSE (SELECT min(x.started_at) FROM ${t.steps} x
+                                 ELSE (SELECT min(x.started_at) FROM ${t.stepsHot} x
                                        WHERE ${workflowStepsOfRun('x', 'r.id')}) END),
       state = CASE WHEN r.open_steps = p.n AND r.state = ANY((SELECT ${p.runCompleteFromStates}::text[])::text[])
                    THEN (SELECT ${p.runCompleteToState}::text) ELSE r.state END,
@@ -203,12 +203,12 @@ WITH input AS (
          bool_and(done.run_id = ANY(ARRAY(SELECT id FROM run_upd
                                           WHERE state = (SELECT ${p.promotingRunState}::text))))
            AS promoting
-  FROM done JOIN ${t.steps} d ON ${workflowStepsOfRun('d', 'done.run_id')} AND done.node = ANY(d.depends_on)
+  FROM done JOIN ${t.stepsHot} d ON ${workflowStepsOfRun('d', 'done.run_id')} AND done.node = ANY(d.depends_on)
   WHERE done.run_id = ANY(ARRAY(SELECT id FROM run_upd WHERE definition_hash IS NOT NULL))
     AND done.node_type <> 'item' AND d.item_index IS NULL
   GROUP BY d.id
 ), promoted AS (
-  UPDATE ${t.steps} d
+  UPDATE ${t.stepsHot} d
   SET deps_remaining = d.deps_remaining - h.n,
       -- A task with a result cache stays pending: settlement looks its key up first.
       state = CASE WHEN ${becomesReady} THEN (SELECT ${p.promoteToState}::text) ELSE d.state END,

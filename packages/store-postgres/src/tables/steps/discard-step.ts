@@ -43,7 +43,7 @@ const statement = defineStatement<DiscardStepParams, DiscardedStepRow>(
   'discard-step',
   (t, p) => `
 WITH gone AS (
-  UPDATE ${t.steps} s
+  UPDATE ${t.stepsHot} s
   SET state = (SELECT ${p.toState}::text),
       attempts = s.attempts + CASE WHEN (SELECT ${p.chargeAttempt}::boolean) THEN 1 ELSE 0 END,
       error = (SELECT ${p.error}::text), error_kind = (SELECT ${p.errorKind}::text),
@@ -53,10 +53,10 @@ WITH gone AS (
     AND (NOT (SELECT ${p.requireExpiredLease}::boolean) OR s.lease_expires_at < now())
   RETURNING s.id, s.run_id, s.node, s.kind, s.attempts, s.started_at, s.started_event_id, s.claimed_by
 ), counted AS (
-  UPDATE ${t.runs} r
+  UPDATE ${t.runsHot} r
   SET open_steps = r.open_steps - 1,
       failure_count = r.failure_count + CASE WHEN (SELECT ${p.chargeAttempt}::boolean) THEN 1 ELSE 0 END,
-      started_at = coalesce(r.started_at, (SELECT min(x.started_at) FROM ${t.steps} x
+      started_at = coalesce(r.started_at, (SELECT min(x.started_at) FROM ${t.stepsHot} x
                                            WHERE ${stepsOfRun('x', 'r.id')}))
   FROM gone WHERE r.id = gone.run_id
 ), events AS (

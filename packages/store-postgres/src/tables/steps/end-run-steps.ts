@@ -36,15 +36,15 @@ const statement = defineStatement<EndRunStepsParams, EndedStepRow>(
   'end-run-steps',
   (t, p) => `
 WITH ended AS (
-  UPDATE ${t.steps} s
+  UPDATE ${t.stepsHot} s
   SET state = (SELECT ${p.toState}::text), ended_at = now(), lease_expires_at = NULL,
       error_kind = coalesce((SELECT ${p.errorKind}::text), s.error_kind),
       error = CASE WHEN (SELECT ${p.errorKind}::text) IS NULL THEN s.error ELSE (SELECT ${p.error}::text) END
   WHERE ${stepsOfRun('s', `(SELECT ${p.runId}::uuid)`)} AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])
   RETURNING s.id, s.run_id, s.node, s.kind, s.child_run_id, s.attempts, s.started_event_id, s.started_at,
-            s.claimed_by, (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
+            s.claimed_by, (SELECT x.state FROM ${t.stepsHot} x WHERE x.id = s.id) AS from_state
 ), counted AS (
-  UPDATE ${t.runs} r SET open_steps = greatest(0, r.open_steps - (SELECT count(*) FROM ended))
+  UPDATE ${t.runsHot} r SET open_steps = greatest(0, r.open_steps - (SELECT count(*) FROM ended))
   WHERE r.id = (SELECT ${p.runId}::uuid) AND EXISTS (SELECT 1 FROM ended)
 ), events AS (
   ${recordEvents(t, storedClaimEvent('ended', 'attempts + 1', wasRunning), {

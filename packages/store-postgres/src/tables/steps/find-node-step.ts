@@ -32,7 +32,7 @@ const statement = defineStatement<FindNodeStepParams, NodeStepRow>(
   (t, p) => `
 SELECT s.id, s.node, s.node_type, s.state, s.child_run_id, s.depends_on, m.to_state AS last_move_to,
        m.at AS last_move_at, now() AS now
-FROM ${t.steps} s
+FROM ${t.stepsHot} s
 LEFT JOIN LATERAL (
   SELECT e.to_state, e.at FROM ${t.events} e
   WHERE e.step_id = s.id AND e.trigger = (SELECT ${p.moveTrigger}::text)

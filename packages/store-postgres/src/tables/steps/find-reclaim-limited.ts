@@ -21,7 +21,7 @@ export interface ReclaimLimitedRow {
 const statement = defineStatement<FindReclaimLimitedParams, ReclaimLimitedRow>(
   'find-reclaim-limited',
   (t, p) => `
-SELECT s.id, s.run_id, s.claim_token, s.reclaims FROM ${t.steps} s JOIN ${t.runs} r ON r.id = s.run_id
+SELECT s.id, s.run_id, s.claim_token, s.reclaims FROM ${t.stepsHot} s JOIN ${t.runsHot} r ON r.id = s.run_id
 WHERE s.state = 'running' AND s.lease_expires_at < now()
   AND r.max_reclaims IS NOT NULL AND s.reclaims >= r.max_reclaims
 ORDER BY s.lease_expires_at

@@ -25,9 +25,9 @@ const statement = defineStatement<FindUnservedStepsParams, UnservedStepRow>(
   'find-unserved-steps',
   (t, p) => `
 WITH RECURSIVE kinds AS (
-  (SELECT kind FROM ${t.steps} WHERE state = 'available' ORDER BY kind LIMIT 1)
+  (SELECT kind FROM ${t.stepsHot} WHERE state = 'available' ORDER BY kind LIMIT 1)
   UNION ALL
-  SELECT (SELECT s.kind FROM ${t.steps} s
+  SELECT (SELECT s.kind FROM ${t.stepsHot} s
           WHERE s.state = 'available' AND s.kind > kinds.kind ORDER BY s.kind LIMIT 1)
   FROM kinds WHERE kinds.kind IS NOT NULL
 ), live AS (
@@ -40,7 +40,7 @@ WITH RECURSIVE kinds AS (
 )
 SELECT s.id, s.run_id, s.kind FROM unserved u
 JOIN LATERAL (
-  SELECT id, run_id, kind FROM ${t.steps}
+  SELECT id, run_id, kind FROM ${t.stepsHot}
   WHERE state = 'available' AND kind = u.kind
     AND scheduled_at < now() - (SELECT ${p.graceMs}::bigint) * interval '1 millisecond'
   -- In the claim index's order, so the walk stops after the first rows that qualify.

@@ -48,7 +48,7 @@ const statement = defineStatement<ForceStepParams, ForcedStepRow>(
   'force-step',
   (t, p) => `
 WITH moved AS (
-  UPDATE ${t.steps} s
+  UPDATE ${t.stepsHot} s
   SET state = (SELECT ${p.toState}::text), ended_at = now(), lease_expires_at = NULL,
       output = CASE WHEN (SELECT ${p.toState}::text) = (SELECT ${p.completedState}::text) THEN (SELECT ${p.outputJson}::jsonb)
                     ELSE s.output END,
@@ -59,10 +59,10 @@ WITH moved AS (
   RETURNING s.id, s.run_id, s.node, s.kind, s.attempts, s.started_event_id, s.started_at,
             s.claimed_by, s.child_run_id, (SELECT ${p.fromState}::text) AS from_state
 ), counted AS (
-  UPDATE ${t.runs} r SET open_steps = greatest(0, r.open_steps - 1)
+  UPDATE ${t.runsHot} r SET open_steps = greatest(0, r.open_steps - 1)
   FROM moved WHERE r.id = moved.run_id
 ), deps AS (
-  UPDATE ${t.steps} d SET deps_remaining = d.deps_remaining - 1
+  UPDATE ${t.stepsHot} d SET deps_remaining = d.deps_remaining - 1
   FROM moved
   WHERE (SELECT ${p.toState}::text) = (SELECT ${p.completedState}::text) AND ${workflowStepsOfRun('d', 'moved.run_id')}
     AND moved.node = ANY(d.depends_on) AND d.item_index IS NULL

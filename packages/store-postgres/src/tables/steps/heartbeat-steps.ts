@@ -20,7 +20,7 @@ export interface HeldStepRow {
 const statement = defineStatement<HeartbeatStepsParams, HeldStepRow>(
   'heartbeat-steps',
   (t, p) => `
-UPDATE ${t.steps} s
+UPDATE ${t.stepsHot} s
 SET lease_expires_at = now() + (SELECT ${p.leaseMs}::bigint) * interval '1 millisecond'
 FROM unnest((SELECT ${p.stepIds}::uuid[]), (SELECT ${p.claimTokens}::uuid[])) AS h(id, token)
 -- By the primary key, one probe a held step. The state is read through a scalar subquery so that

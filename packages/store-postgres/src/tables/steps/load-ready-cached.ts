@@ -33,10 +33,10 @@ const statement = defineStatement<LoadReadyCachedParams, ReadyCachedRow>(
 SELECT s.id, s.node, s.kind, s.claim_token, r.input,
        (SELECT n->'cache' FROM jsonb_array_elements(w.definition->'nodes') n
         WHERE n->>'name' = s.node) AS cache,
-       (SELECT coalesce(jsonb_object_agg(d.node, d.output), '{}'::jsonb) FROM ${t.steps} d
+       (SELECT coalesce(jsonb_object_agg(d.node, d.output), '{}'::jsonb) FROM ${t.stepsHot} d
         WHERE ${workflowStepsOfRun('d', 's.run_id')} AND d.item_index IS NULL AND d.node = ANY(s.depends_on)) AS deps
-FROM ${t.steps} s
-JOIN ${t.runs} r ON r.id = s.run_id
+FROM ${t.stepsHot} s
+JOIN ${t.runsHot} r ON r.id = s.run_id
 JOIN ${t.workflows} w ON w.hash = r.definition_hash
 WHERE ${stepsOfRun('s', `(SELECT ${p.runId}::uuid)`)} AND s.item_index IS NULL AND s.state = (SELECT ${p.pendingState}::text)
   AND s.cache_ttl_ms IS NOT NULL AND s.deps_remaining = 0

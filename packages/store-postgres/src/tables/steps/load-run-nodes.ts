@@ -29,7 +29,7 @@ const statement = defineStatement<LoadRunNodesParams, RunNodeRow>(
   (t, p) => `
 SELECT id, node, node_type, state, depends_on, deps_remaining, on_dep_failure, error_kind, error,
        child_run_id
-FROM ${t.steps} s
+FROM ${t.stepsHot} s
 WHERE ${stepsOfRun('s', `(SELECT ${p.runId}::uuid)`)} AND item_index IS NULL
 ORDER BY created_at, id
 `,

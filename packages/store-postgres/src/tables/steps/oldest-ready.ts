@@ -11,10 +11,10 @@ export const OldestReadyPriorityLimit = 1_000;
  * orders a kind's steps by priority first, so the oldest ready step is the oldest of these: one
  * index probe a distinct priority (a skip scan), at most {@link OldestReadyPriorityLimit} of them.
  */
-function firstOfEachPriority(t: Pick<Tables, 'steps'>, kind: string): string {
+function firstOfEachPriority(t: Pick<Tables, 'stepsHot'>, kind: string): string {
   const available = sqlConstant(StepState.Available);
   const first = (where: string) => `SELECT s.priority, s.scheduled_at, s.concurrency_key
-       FROM ${t.steps} s
+       FROM ${t.stepsHot} s
        WHERE s.state = ${available} AND s.kind = ${kind}${where}
        ORDER BY s.priority DESC NULLS LAST, s.scheduled_at LIMIT 1`;
   return `WITH RECURSIVE firsts(priority, scheduled_at, concurrency_key, n) AS (
@@ -32,7 +32,7 @@ function firstOfEachPriority(t: Pick<Tables, 'steps'>, kind: string): string {
  * The SQL of a scalar subquery giving when the oldest ready (available, due) step of the kind
  * `kind` (an SQL expression) became claimable, null when none is (see {@link firstOfEachPriority}).
  */
-export function oldestReadyAt(t: Pick<Tables, 'steps'>, kind: string): string {
+export function oldestReadyAt(t: Pick<Tables, 'stepsHot'>, kind: string): string {
   return `(${firstOfEachPriority(t, kind)}
    SELECT min(scheduled_at) FROM firsts WHERE scheduled_at <= now())`;
 }
@@ -42,7 +42,7 @@ export function oldestReadyAt(t: Pick<Tables, 'steps'>, kind: string): string {
  * `(concurrency_key, scheduled_at)`, none when no step is ready: the same walk as
  * {@link oldestReadyAt}, which also tells whose step it is.
  */
-export function oldestReadyStep(t: Pick<Tables, 'steps'>, kind: string): string {
+export function oldestReadyStep(t: Pick<Tables, 'stepsHot'>, kind: string): string {
   return `(${firstOfEachPriority(t, kind)}
    SELECT concurrency_key, scheduled_at FROM firsts WHERE scheduled_at <= now()
    ORDER BY scheduled_at LIMIT 1)`;

@@ -19,9 +19,9 @@ const statement = defineStatement<PauseStepsParams, { id: string }>(
   'pause-steps',
   (t, p) => `
 WITH paused AS (
-  UPDATE ${t.steps} s SET state = (SELECT ${p.toState}::text)
+  UPDATE ${t.stepsHot} s SET state = (SELECT ${p.toState}::text)
   WHERE ${stepsOfRun('s', `(SELECT ${p.runId}::uuid)`)} AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])
-  RETURNING s.id, s.run_id, s.node, (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
+  RETURNING s.id, s.run_id, s.node, (SELECT x.state FROM ${t.stepsHot} x WHERE x.id = s.id) AS from_state
 ), events AS (
   ${recordEvents(t, {
     source: 'paused',

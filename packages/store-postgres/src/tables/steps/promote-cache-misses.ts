@@ -21,7 +21,7 @@ const statement = defineStatement<PromoteCacheMissesParams, { id: string }>(
 WITH misses AS (
   SELECT * FROM unnest((SELECT ${p.stepIds}::uuid[]), (SELECT ${p.cacheKeys}::text[])) AS m(id, cache_key)
 ), promoted AS (
-  UPDATE ${t.steps} s
+  UPDATE ${t.stepsHot} s
   SET state = (SELECT ${p.toState}::text), scheduled_at = now(), cache_key = m.cache_key
   FROM misses m
   WHERE s.id = m.id AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])

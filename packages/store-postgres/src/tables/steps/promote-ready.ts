@@ -26,14 +26,14 @@ const statement = defineStatement<PromoteReadyParams, { id: string }>(
   'promote-ready',
   (t, p) => `
 WITH promoted AS (
-  UPDATE ${t.steps} s SET state = (SELECT ${p.toState}::text), scheduled_at = now()
+  UPDATE ${t.stepsHot} s SET state = (SELECT ${p.toState}::text), scheduled_at = now()
   WHERE ${stepsOfRun('s', `(SELECT ${p.runId}::uuid)`)} AND s.item_index IS NULL AND s.deps_remaining = 0
     AND s.node_type = (SELECT ${p.taskType}::text) AND s.cache_ttl_ms IS NULL
     AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])
   RETURNING s.id, s.run_id, s.node, s.kind
 ), others AS (
   INSERT INTO ${t.settlements} (run_id)
-  SELECT DISTINCT s.run_id FROM ${t.steps} s
+  SELECT DISTINCT s.run_id FROM ${t.stepsHot} s
   WHERE ${stepsOfRun('s', `(SELECT ${p.runId}::uuid)`)} AND s.item_index IS NULL AND s.deps_remaining = 0
     AND (s.node_type <> (SELECT ${p.taskType}::text) OR s.cache_ttl_ms IS NOT NULL)
     AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])

@@ -33,17 +33,17 @@ const statement = defineStatement<ReclaimExpiredLeasesParams, ReclaimedStepRow>(
   'reclaim-expired-leases',
   (t, p) => `
 WITH expired AS (
-  SELECT s.id, s.run_id FROM ${t.steps} s JOIN ${t.runs} r ON r.id = s.run_id
+  SELECT s.id, s.run_id FROM ${t.stepsHot} s JOIN ${t.runsHot} r ON r.id = s.run_id
   WHERE s.state = 'running' AND s.lease_expires_at < now()
     AND (r.max_reclaims IS NULL OR s.reclaims < r.max_reclaims)
   ORDER BY s.lease_expires_at
   LIMIT (SELECT ${p.limit}::int)
 ), locked_runs AS (
-  SELECT r.id, r.state = (SELECT ${p.pausedRunState}::text) AS paused FROM ${t.runs} r
+  SELECT r.id, r.state = (SELECT ${p.pausedRunState}::text) AS paused FROM ${t.runsHot} r
   WHERE r.id IN (SELECT run_id FROM expired)
   ORDER BY r.id FOR UPDATE
 ), moved AS (
-  UPDATE ${t.steps} s
+  UPDATE ${t.stepsHot} s
   SET state = CASE WHEN l.paused THEN (SELECT ${p.pausedToState}::text) ELSE (SELECT ${p.toState}::text) END,
       reclaims = s.reclaims + 1, scheduled_at = now(), lease_expires_at = NULL
   FROM expired e, locked_runs l
@@ -53,7 +53,7 @@ WITH expired AS (
   RETURNING s.id, s.run_id, s.node, s.kind, s.state, s.reclaims, s.claimed_by, l.paused,
             s.attempts, s.started_event_id, s.started_at
 ), counted AS (
-  UPDATE ${t.runs} r SET reclaim_count = r.reclaim_count + m.n
+  UPDATE ${t.runsHot} r SET reclaim_count = r.reclaim_count + m.n
   FROM (SELECT run_id, count(*)::int AS n FROM moved GROUP BY run_id) m
   WHERE r.id = m.run_id
 ), events AS (

@@ -23,17 +23,17 @@ const statement = defineStatement<ReopenStepsParams, { id: string }>(
   'reopen-steps',
   (t, p) => `
 WITH reopened AS (
-  UPDATE ${t.steps} s
+  UPDATE ${t.stepsHot} s
   SET state = (SELECT ${p.toState}::text), ended_at = NULL, lease_expires_at = NULL,
       claim_token = NULL, claimed_by = NULL, ready_event_id = NULL, ready_at = NULL,
-      deps_remaining = (SELECT count(*) FROM ${t.steps} d
+      deps_remaining = (SELECT count(*) FROM ${t.stepsHot} d
                         WHERE ${workflowStepsOfRun('d', 's.run_id')} AND d.item_index IS NULL
                           AND d.node = ANY(s.depends_on) AND d.state <> (SELECT ${p.completedState}::text))
   -- The promotion the row told until now (a task's step_ready), read as it was before this
   -- update, to be stored: the next promotion tells its own.
   -- The listed steps by a join with their ids: one probe of the key each (decision 422).
   FROM (SELECT x.id, x.ready_event_id, x.ready_at
-        FROM unnest((SELECT ${p.stepIds}::uuid[])) AS listed(id) JOIN ${t.steps} x ON x.id = listed.id
+        FROM unnest((SELECT ${p.stepIds}::uuid[])) AS listed(id) JOIN ${t.stepsHot} x ON x.id = listed.id
         WHERE x.run_id = (SELECT ${p.runId}::uuid)) told
   WHERE s.id = told.id AND s.run_id = (SELECT ${p.runId}::uuid)
     AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])

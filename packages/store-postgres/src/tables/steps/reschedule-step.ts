@@ -44,11 +44,11 @@ const statement = defineStatement<RescheduleStepParams, RescheduledStepRow>(
   'reschedule-step',
   (t, p) => `
 WITH run AS (
-  SELECT r.id, r.state, r.state = (SELECT ${p.pausedRunState}::text) AS paused FROM ${t.runs} r
-  WHERE r.id = (SELECT run_id FROM ${t.steps} WHERE id = (SELECT ${p.stepId}::uuid))
+  SELECT r.id, r.state, r.state = (SELECT ${p.pausedRunState}::text) AS paused FROM ${t.runsHot} r
+  WHERE r.id = (SELECT run_id FROM ${t.stepsHot} WHERE id = (SELECT ${p.stepId}::uuid))
   FOR UPDATE
 ), moved AS (
-  UPDATE ${t.steps} s
+  UPDATE ${t.stepsHot} s
   SET state = CASE WHEN run.paused THEN (SELECT ${p.pausedToState}::text) ELSE (SELECT ${p.toState}::text) END,
       attempts = s.attempts + CASE WHEN (SELECT ${p.chargeAttempt}::boolean) THEN 1 ELSE 0 END,
       scheduled_at = now() + (SELECT ${p.delayMs}::bigint) * interval '1 millisecond',
@@ -64,7 +64,7 @@ WITH run AS (
   RETURNING s.id, s.run_id, s.node, s.kind, s.state, s.attempts, s.scheduled_at, run.paused,
             s.started_event_id, s.started_at, s.claimed_by
 ), counted AS (
-  UPDATE ${t.runs} r SET failure_count = r.failure_count + 1
+  UPDATE ${t.runsHot} r SET failure_count = r.failure_count + 1
   FROM moved WHERE r.id = moved.run_id AND (SELECT ${p.chargeAttempt}::boolean)
 ), events AS (
   ${recordEvents(

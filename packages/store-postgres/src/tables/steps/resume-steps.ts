@@ -32,7 +32,7 @@ const statement = defineStatement<ResumeStepsParams, { id: string; state: string
   'resume-steps',
   (t, p) => `
 WITH resumed AS (
-  UPDATE ${t.steps} s
+  UPDATE ${t.stepsHot} s
   SET state = CASE WHEN s.node_type = ANY((SELECT ${p.signalTypes}::text[])::text[]) THEN (SELECT ${p.toSignal}::text)
                    WHEN s.node_type = ANY((SELECT ${p.timerTypes}::text[])::text[]) THEN (SELECT ${p.toTimer}::text)
                    WHEN s.node_type = ANY((SELECT ${p.childTypes}::text[])::text[]) THEN (SELECT ${p.toChild}::text)
@@ -43,7 +43,7 @@ WITH resumed AS (
       wait_deadline_at = s.wait_deadline_at + (SELECT ${p.pausedMs}::bigint) * interval '1 millisecond'
   WHERE ${stepsOfRun('s', `(SELECT ${p.runId}::uuid)`)} AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])
   RETURNING s.id, s.run_id, s.node, s.kind, s.state, s.scheduled_at,
-            (SELECT x.state FROM ${t.steps} x WHERE x.id = s.id) AS from_state
+            (SELECT x.state FROM ${t.stepsHot} x WHERE x.id = s.id) AS from_state
 ), events AS (
   ${recordEvents(t, {
     source: 'resumed',

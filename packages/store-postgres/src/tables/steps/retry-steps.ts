@@ -24,7 +24,7 @@ const statement = defineStatement<RetryStepsParams, { id: string }>(
   'retry-steps',
   (t, p) => `
 WITH retried AS (
-  UPDATE ${t.steps} s
+  UPDATE ${t.stepsHot} s
   SET state = (SELECT ${p.toState}::text),
       max_attempts = greatest(s.max_attempts, s.attempts + (SELECT ${p.additionalAttempts}::int)),
       reclaims = 0, error = NULL, error_kind = NULL, panic_stack = NULL,

@@ -25,12 +25,12 @@ export interface DueWaitRow {
 const statement = defineStatement<FindDueWaitsParams, DueWaitRow>(
   'find-due-waits',
   (t, p) => `
-(SELECT id, 'timer' AS due FROM ${t.steps}
+(SELECT id, 'timer' AS due FROM ${t.stepsHot}
  WHERE state = 'waiting_timer' AND scheduled_at <= now()
  ORDER BY scheduled_at LIMIT (SELECT ${p.limit}::int))
 UNION ALL
 (SELECT id, CASE WHEN node_type = ANY((SELECT ${p.childTypes}::text[])::text[]) THEN 'child_lapse'
-                 ELSE 'lapse' END AS due FROM ${t.steps}
+                 ELSE 'lapse' END AS due FROM ${t.stepsHot}
  WHERE state IN ('waiting_signal', 'waiting_child') AND wait_deadline_at IS NOT NULL
    AND wait_deadline_at <= now()
    AND (node_type = ANY((SELECT ${p.signalWaitTypes}::text[])::text[]) OR node_type = ANY((SELECT ${p.childTypes}::text[])::text[]))

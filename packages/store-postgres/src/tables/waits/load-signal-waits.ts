@@ -26,7 +26,7 @@ const statement = defineStatement<LoadSignalWaitsParams, SignalWaitRow>(
   (t, p) => `
 SELECT id, node, node_type, wait_signals, coalesce(wait_n, 1) AS wait_n,
        coalesce(wait_payloads, '[]'::jsonb) AS wait_payloads
-FROM ${t.steps} s
+FROM ${t.stepsHot} s
 WHERE ${stepsOfRun('s', `(SELECT ${p.runId}::uuid)`)} AND state = (SELECT ${p.waitingState}::text) AND item_index IS NULL
 ORDER BY created_at, id
 `,

@@ -26,7 +26,7 @@ const statement = defineStatement<LockDueWaitParams, DueWaitLockRow>(
   'lock-due-wait',
   (t, p) => `
 SELECT id, node_type, coalesce(wait_payloads, '[]'::jsonb) AS wait_payloads, now() AS now
-FROM ${t.steps}
+FROM ${t.stepsHot}
 WHERE id = (SELECT ${p.stepId}::uuid) AND state = (SELECT ${p.waitingState}::text)
   AND CASE WHEN (SELECT ${p.timer}::boolean) THEN scheduled_at <= now()
            ELSE wait_deadline_at <= now() END

@@ -32,7 +32,7 @@ const statement = defineStatement<PromoteWaitsParams, PromotedWaitRow>(
   'promote-waits',
   (t, p) => `
 WITH promoted AS (
-  UPDATE ${t.steps} s
+  UPDATE ${t.stepsHot} s
   SET state = (SELECT ${p.toState}::text),
       scheduled_at = CASE WHEN (SELECT ${p.timer}::boolean)
                           THEN now() + s.wait_for_ms * interval '1 millisecond'
@@ -42,7 +42,7 @@ WITH promoted AS (
                               ELSE s.wait_deadline_at END
   WHERE ${stepsOfRun('s', `(SELECT ${p.runId}::uuid)`)} AND s.item_index IS NULL AND s.deps_remaining = 0
     AND s.node_type = ANY((SELECT ${p.nodeTypes}::text[])::text[]) AND s.state = ANY((SELECT ${p.fromStates}::text[])::text[])
-    AND EXISTS (SELECT 1 FROM ${t.runs} r
+    AND EXISTS (SELECT 1 FROM ${t.runsHot} r
                 WHERE r.id = (SELECT ${p.runId}::uuid) AND r.state = (SELECT ${p.promotingRunState}::text))
   RETURNING s.id, s.run_id, s.node
 ), events AS (
