@@ -51,10 +51,10 @@ WITH RECURSIVE ${availableKindsSeen(t, p.kindLimit)}, kinds AS (
 )
 SELECT 'queue' AS series, k.kind AS label,
   (SELECT count(*) FROM (
-     SELECT 1 FROM ${t.steps} s WHERE s.state = 'available' AND s.kind = k.kind
+     SELECT 1 FROM ${t.stepsHot} s WHERE s.state = 'available' AND s.kind = k.kind
      LIMIT ${p.countLimit}) c)::int AS count,
   (SELECT count(*) FROM (
-     SELECT 1 FROM ${t.steps} s
+     SELECT 1 FROM ${t.stepsHot} s
      WHERE s.state = 'available' AND s.kind = k.kind AND s.scheduled_at <= now()
      LIMIT ${p.countLimit}) c)::int AS ready,
   extract(epoch FROM now() - ${oldestReadyAt(t, 'k.kind')})::float8 AS oldest_ready_age_seconds,
