@@ -93,9 +93,9 @@ WITH limited AS (
 ), claimed AS (
   UPDATE ${t.stepsHot} s
   SET state = (SELECT ${p.toState}::text), ${claimColumns(t, p.workerId, p.leaseMs)}
-  -- By primary key alone, a join with the picked ids: one probe of the key a row, which on a
-  -- table partitioned by id visits the row's partition alone (decision 420), where
-  -- id = ANY(ARRAY(...)) probes every partition's key for every id. The ids are unnested from an
+  -- By primary key alone, a join with the picked ids: one probe of the key a row (decision 420;
+  -- chosen for tables partitioned by id, which decision 425 withdrew, and as cheap as
+  -- id = ANY(ARRAY(...)) on one table). The ids are unnested from an
   -- array, which the planner counts as 10 rows whatever the claim's limit (the picked rows it
   -- counts as a share of the whole queue), so it probes the key a row rather than read the table
   -- into a hash. The picked rows are locked and were rechecked as available under the lock, so

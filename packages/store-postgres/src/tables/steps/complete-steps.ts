@@ -150,8 +150,7 @@ const statement = defineStatement<CompleteStepsParams, CompleteStepsRow>(
 WITH input AS (
   -- The lists side by side, a row for each position. By unnest, whose rows the planner counts as
   -- few (10) when it cannot see the array: then it probes the steps' key a row rather than read
-  -- the whole table into a hash, which on a partitioned table it costs as a probe of every
-  -- partition's key a row.
+  -- the whole table into a hash.
   SELECT c.id, c.token, (SELECT ${p.outputs}::jsonb) -> (c.ord::int - 1) AS output
   FROM unnest((SELECT ${p.stepIds}::uuid[]), (SELECT ${p.claimTokens}::uuid[]))
        WITH ORDINALITY AS c(id, token, ord)
@@ -165,9 +164,8 @@ WITH input AS (
       completed_event_id = CASE WHEN (SELECT ${p.countAttempt}::boolean) THEN nextval(${t.eventIds})
                                 ELSE s.completed_event_id END
   FROM input c
-  -- By a join, one probe of the primary key a step: on a table partitioned by id it visits the
-  -- step's partition alone, where id = ANY(...) probes every partition's key for every step
-  -- (decision 420). A wait node holds no claim: its token is null on both sides.
+  -- By a join, one probe of the primary key a step (decision 420, as cheap as id = ANY(...) on
+  -- one table). A wait node holds no claim: its token is null on both sides.
   WHERE s.id = c.id
     AND s.claim_token IS NOT DISTINCT FROM c.token
     AND s.state = ANY((SELECT ${p.completeFromStates}::text[])::text[])
